@@ -1,0 +1,51 @@
+# The course's verbs. Every target creates .venv on first use.
+#   make lab                        open the course in JupyterLab
+#   make test                       run the whole test suite
+#   make release                    regenerate notebooks/ from solutions/
+#   make validate NB=path.ipynb     check your answers in one notebook
+#   make bench                      print the figures the course promises
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export JUPYTER_CONFIG_PATH := $(CURDIR)/grading
+LAB_ROOT ?= notebooks
+LAB_ARGS ?=
+PYTEST_ARGS ?=
+JOBS ?= 2
+
+.PHONY: lab test lint release validate bench check-python
+
+check-python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null || { \
+	  echo "error: the course needs Python 3.11 (MXNet 1.9.1 needs numpy<1.24, which has no wheels for newer Pythons); '$(PYTHON)' is $$($(PYTHON) --version 2>&1 || echo missing). Install Python 3.11, or run: make $(MAKECMDGOALS) PYTHON=/path/to/python3.11" >&2; \
+	  exit 1; }
+
+$(STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory check-python
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
+	$(BIN)/jupyter labextension enable @jupyter/nbgrader >/dev/null 2>&1 || true
+	$(BIN)/jupyter server extension enable --sys-prefix nbgrader.server_extensions.formgrader nbgrader.server_extensions.validate_assignment nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list >/dev/null
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check labkit grading tests benchmarks
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
+
+release: $(STAMP)
+	$(BIN)/python grading/release.py $(NB)
+
+validate: $(STAMP)
+	@$(BIN)/python grading/validate.py $(NB)
+
+bench: $(STAMP)
+	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -1,0 +1,46 @@
+"""nbgrader configuration for the course.
+
+The course root is the repository (or COURSE_ROOT, which the tests point at a scratch
+copy). nbgrader's folders map onto the course layout:
+
+    solutions/<assignment>/   source     (what authors edit)
+    notebooks/<assignment>/   release    (what learners open; generated)
+    grading/submitted/ ...    working folders of a grading run (git-ignored)
+"""
+
+import os
+from pathlib import Path
+
+c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
+
+root = Path(os.environ.get("COURSE_ROOT") or Path(__file__).resolve().parent.parent).resolve()
+work = root / "grading"
+
+c.CourseDirectory.root = str(root)
+c.CourseDirectory.course_id = "fast-dl"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+c.CourseDirectory.submitted_directory = "grading/submitted"
+c.CourseDirectory.autograded_directory = "grading/autograded"
+c.CourseDirectory.feedback_directory = "grading/feedback"
+c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL") or f"sqlite:///{work / 'gradebook.db'}"
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.tmp"]
+
+# Per-cell time limit. nbgrader's Execute preprocessor reads Execute.timeout (seconds);
+# a cell that runs longer is interrupted, scores 0, and the notebook goes on.
+c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT", "120"))
+c.Execute.interrupt_on_timeout = True
+
+# nbgrader gives 0 to any graded cell with stderr output. Python warnings
+# ("file.py:12: UserWarning: ...") are not failures: drop those streams before grading.
+# Errors still zero a cell, because they are 'error' outputs, not stderr text.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"(?m)^.*:\d+: \w*Warning: "
+
+# A graded cell the learner deleted is put back (with its original tests) and graded.
+c.OverwriteCells.add_missing_cells = True
+
+# Huge outputs are capped in the autograded copy.
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100
+

@@ -1,0 +1,37 @@
+"""labkit: the small helper package every course notebook imports.
+
+Import-light: ``import labkit`` loads no framework. Submodules (``labkit.devices``,
+``labkit.timing``, ``labkit.workers``, ``labkit.data``, ``labkit.checks``,
+``labkit.plots``, ``labkit.widgets``) are imported on first attribute access.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+__all__ = [
+    "checks",
+    "data",
+    "devices",
+    "grading_mode",
+    "plots",
+    "timing",
+    "widgets",
+    "workers",
+]
+
+_SUBMODULES = {"checks", "data", "devices", "plots", "timing", "widgets", "workers"}
+
+
+def grading_mode() -> bool:
+    """True while nbgrader validates or autogrades (it sets ``NBGRADER_EXECUTION``)."""
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'labkit' has no attribute {name!r}")

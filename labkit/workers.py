@@ -1,0 +1,283 @@
+"""Run a function in N processes that share a ``torch.distributed`` process group.
+
+The function may be defined in a notebook cell: it is sent to the workers by value
+(cloudpickle), and the workers are fresh Python processes that never re-import the
+notebook, so this works inside a Jupyter kernel. Each worker calls
+``fn(rank, world_size, *args, **kwargs)`` with the group initialised (gloo on CPU,
+NCCL when there is a GPU for every rank). What the workers print is shown here,
+prefixed with their rank. If one worker raises, its traceback is raised here as
+:class:`WorkerError`; all workers are ended within ``timeout`` seconds, and none is
+left behind, whatever happens (error, timeout, interrupt, or the parent dying).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable
+
+__all__ = ["WorkerError", "default_backend", "run"]
+
+_HOST = "127.0.0.1"
+_GRACE_SECONDS = 3.0
+
+
+class WorkerError(RuntimeError):
+    """A worker process raised or died; the message holds its traceback."""
+
+    def __init__(self, rank: int, world_size: int, detail: str):
+        self.rank = rank
+        self.world_size = world_size
+        self.detail = detail
+        super().__init__(f"worker rank {rank} of {world_size} failed:\n{detail}")
+
+
+def default_backend(world_size: int) -> str:
+    """'nccl' when torch sees a CUDA GPU for every rank, else 'gloo'."""
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.device_count() >= world_size:
+        return "nccl"
+    return "gloo"
+
+
+def run(
+    fn: Callable[..., Any],
+    world_size: int,
+    *args: Any,
+    backend: str | None = None,
+    timeout: float = 120.0,
+    threads: int | None = None,
+    **kwargs: Any,
+) -> list:
+    """Call ``fn(rank, world_size, *args, **kwargs)`` in ``world_size`` processes.
+
+    Returns the workers' return values as a list ordered by rank. ``threads`` sets
+    torch's intra-op threads per worker (default: the cores shared out evenly).
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be a function taking (rank, world_size, ...), got {fn!r}")
+    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
+        raise ValueError(f"world_size must be a positive int, got {world_size!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    backend = backend or default_backend(world_size)
+    if backend not in ("gloo", "nccl"):
+        raise ValueError(f"backend must be 'gloo' or 'nccl', got {backend!r}")
+    if threads is None:
+        threads = max(1, (os.cpu_count() or 1) // world_size)
+
+    import cloudpickle
+    import torch.distributed as dist
+
+    try:
+        payload = cloudpickle.dumps((fn, args, kwargs))
+    except Exception as exc:
+        raise TypeError(
+            f"could not send {getattr(fn, '__name__', fn)!r} and its arguments to the workers "
+            f"({type(exc).__name__}: {exc}). Everything the function uses from the notebook "
+            "must be picklable: pass data as arguments, and create widgets, files or "
+            "locks inside the function."
+        ) from exc
+
+    # The parent hosts the rendezvous store on a port the OS picks: no port clash.
+    store = dist.TCPStore(
+        _HOST, 0, world_size + 1, True,
+        timeout=datetime.timedelta(seconds=timeout), wait_for_workers=False,
+    )
+    procs: list[subprocess.Popen] = []
+    conns: list[Connection] = []
+    try:
+        for rank in range(world_size):
+            proc, conn = _start_worker(rank, world_size, backend, store.port, threads, timeout)
+            procs.append(proc)
+            conns.append(conn)
+            proc.stdin.write(payload)
+            proc.stdin.close()
+        return _collect(procs, conns, world_size, timeout)
+    finally:
+        _stop(procs)
+        for conn in conns:
+            conn.close()
+        del store
+
+
+def _start_worker(rank, world_size, backend, port, threads, timeout):
+    read_fd, write_fd = os.pipe()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    argv = [str(a) for a in (rank, world_size, backend, port, threads, timeout, write_fd)]
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import labkit.workers as w; w._worker_main()", *argv],
+            stdin=subprocess.PIPE,
+            pass_fds=(write_fd,),
+            env=env,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    return proc, Connection(read_fd, writable=False)
+
+
+def _collect(procs, conns, world_size: int, timeout: float) -> list:
+    deadline = time.monotonic() + timeout
+    results: dict[int, Any] = {}
+    open_conns = {conn: rank for rank, conn in enumerate(conns)}
+    while len(results) < world_size:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(
+                f"the {world_size} workers did not finish within {timeout:g} s and were "
+                "stopped. If the work needs longer, pass a larger timeout= to "
+                "labkit.workers.run; if it should be quick, look for a rank that waits "
+                "on a send or collective the others never make."
+            )
+        for conn in wait(list(open_conns), timeout=min(remaining, 0.5)):
+            rank = open_conns[conn]
+            try:
+                kind, body = pickle.loads(conn.recv_bytes())
+            except (EOFError, OSError):
+                # The worker is gone without a word: a crash, os._exit or a signal.
+                del open_conns[conn]
+                if rank not in results:
+                    code = procs[rank].wait()
+                    raise WorkerError(rank, world_size, _describe_exit(code)) from None
+                continue
+            if kind == "out":
+                stream = sys.stderr if body[0] == "stderr" else sys.stdout
+                print(f"[rank {rank}] {body[1]}", file=stream, flush=True)
+            elif kind == "ok":
+                results[rank] = body
+            elif kind == "error":
+                raise WorkerError(rank, world_size, body)
+    return [results[r] for r in range(world_size)]
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the process was killed by {name} before it returned (no Python traceback)."
+    return f"the process exited with code {code} before it returned (no Python traceback)."
+
+
+def _stop(procs: list[subprocess.Popen]) -> None:
+    """End every worker and anything it started: SIGTERM, then SIGKILL after a grace period."""
+    for p in procs:
+        _signal_group(p, signal.SIGTERM)
+    end = time.monotonic() + _GRACE_SECONDS
+    for p in procs:
+        try:
+            p.wait(max(0.0, end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+    for p in procs:
+        _signal_group(p, signal.SIGKILL)
+        p.wait()
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)  # the worker leads its own session and process group
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _ConnWriter:
+    """A text stream that forwards whole lines to the parent."""
+
+    def __init__(self, conn: Connection, name: str):
+        self.conn, self.name = conn, name
+        self.buffer = ""
+
+    def write(self, text: str) -> int:
+        self.buffer += text
+        while "\n" in self.buffer:
+            line, self.buffer = self.buffer.split("\n", 1)
+            _send(self.conn, "out", (self.name, line))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.buffer:
+            _send(self.conn, "out", (self.name, self.buffer))
+            self.buffer = ""
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _send(conn: Connection, kind: str, body: Any) -> None:
+    # Plain pickle: torch's multiprocessing pickler would share tensors through file
+    # descriptors that die with the worker.
+    conn.send_bytes(pickle.dumps((kind, body)))
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process when the process that started it dies."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _worker_main() -> None:
+    """Entry point of a worker process (argv from ``_start_worker``, payload on stdin)."""
+    _die_with_parent()
+    rank, world_size, backend, port, threads, timeout, fd = sys.argv[1:8]
+    rank, world_size, port, threads, fd = map(int, (rank, world_size, port, threads, fd))
+    timeout = datetime.timedelta(seconds=float(timeout))
+    conn = Connection(fd, readable=False)
+    out, err = _ConnWriter(conn, "stdout"), _ConnWriter(conn, "stderr")
+    sys.stdout, sys.stderr = out, err
+    dist = None
+    try:
+        payload = sys.stdin.buffer.read()
+        import cloudpickle
+        import torch
+        import torch.distributed as dist
+
+        torch.set_num_threads(threads)
+        store = dist.TCPStore(_HOST, port, world_size + 1, False, timeout=timeout)
+        if backend == "nccl":
+            torch.cuda.set_device(rank % torch.cuda.device_count())
+        dist.init_process_group(
+            backend, store=store, rank=rank, world_size=world_size, timeout=timeout
+        )
+        fn, args, kwargs = cloudpickle.loads(payload)
+        result = fn(rank, world_size, *args, **kwargs)
+        out.flush()
+        err.flush()
+        try:
+            message = pickle.dumps(("ok", result))
+        except Exception as exc:
+            raise TypeError(
+                f"rank {rank} returned a value that cannot be sent back ({exc}); return "
+                "tensors, numbers, lists or dicts of them"
+            ) from exc
+        conn.send_bytes(message)
+    except BaseException:
+        out.flush()
+        err.flush()
+        _send(conn, "error", traceback.format_exc())
+    finally:
+        if dist is not None and dist.is_initialized():
+            try:
+                dist.destroy_process_group()
+            except Exception:
+                pass
+        conn.close()
