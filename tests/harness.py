@@ -1,0 +1,141 @@
+"""Round trips of course notebooks through nbgrader, shared by the notebook tests.
+
+For one assignment: build a scratch course, ``nbgrader generate_assignment``, submit
+the solution, the untouched learner notebook and every wrong-answer variant as
+students, autograde them all in one nbgrader run, and read the gradebook.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from grading.course import SOLUTIONS, generate, nbgrader, scratch_course
+
+VARIANTS = Path(__file__).resolve().parent / "variants"
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+
+@dataclass
+class Variant:
+    """A plausible wrong answer: code that replaces the solution region of one cell."""
+
+    assignment: str
+    name: str
+    cell: str
+    loses: list[str]
+    code: str
+
+    @property
+    def student(self) -> str:
+        return f"wrong-{self.name}"
+
+
+@dataclass
+class GradeRun:
+    """Scores per student and cell, and the autograded notebooks, of one nbgrader run."""
+
+    assignment: str
+    root: Path
+    scores: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+    log: str = ""
+
+    def autograded(self, student: str) -> nbformat.NotebookNode:
+        path = (self.root / "grading" / "autograded" / student / self.assignment
+                / f"{self.assignment}.ipynb")
+        return nbformat.read(path, as_version=4)
+
+    def total(self, student: str) -> tuple[float, float]:
+        cells = self.scores[student]
+        return sum(s for s, _ in cells.values()), sum(m for _, m in cells.values())
+
+
+def load_variants(assignment: str) -> list[Variant]:
+    """The wrong-answer variants kept in tests/variants/<assignment>/*.py."""
+    folder = VARIANTS / assignment
+    found = []
+    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+        header, code_lines, cell, loses = True, [], None, []
+        for line in path.read_text().splitlines():
+            m = re.match(r"^# (cell|loses):\s*(.*)$", line) if header else None
+            if m:
+                if m.group(1) == "cell":
+                    cell = m.group(2).strip()
+                else:
+                    loses = m.group(2).split()
+                continue
+            header = False
+            code_lines.append(line)
+        if not cell:
+            raise ValueError(f"{path}: first lines must include '# cell: <grade_id>'")
+        found.append(Variant(assignment, path.stem, cell, loses, "\n".join(code_lines).strip("\n")))
+    return found
+
+
+def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode:
+    """A copy of ``nb`` with the variant's code in place of the named cell's solution region."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade_id") != variant.cell:
+            continue
+        if not meta.get("solution"):
+            raise ValueError(f"variant {variant.name}: cell {variant.cell} is not a solution cell")
+        lines = cell.source.splitlines()
+        starts = [i for i, ln in enumerate(lines) if ln.strip() == BEGIN]
+        ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
+        if len(starts) != 1 or len(ends) != 1:
+            raise ValueError(f"variant {variant.name}: cell {variant.cell} needs exactly one "
+                             "solution region to replace")
+        indent = lines[starts[0]][: len(lines[starts[0]]) - len(lines[starts[0]].lstrip())]
+        body = [(indent + ln) if ln.strip() else "" for ln in variant.code.splitlines()]
+        cell.source = "\n".join(lines[: starts[0]] + body + lines[ends[0] + 1:])
+        return nb
+    raise ValueError(f"variant {variant.name}: no cell with grade_id {variant.cell!r}")
+
+
+def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
+              timeout: float = 1800) -> GradeRun:
+    """Autograde solution, blank, every variant (and ``extra`` notebooks) in one run."""
+    root = scratch_course(workdir, [assignment])
+    db_url = f"sqlite:///{root / 'grading' / 'gradebook.db'}"
+    released = generate(assignment, root, db_url=db_url)
+    source = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+    blank = nbformat.read(released / f"{assignment}.ipynb", as_version=4)
+    students = {"solution": source, "blank": blank}
+    for variant in load_variants(assignment):
+        students[variant.student] = inject(source, variant)
+    students.update(extra or {})
+    for student, nb in students.items():
+        dest = root / "grading" / "submitted" / student / assignment
+        shutil.copytree(released, dest)
+        nbformat.write(nb, str(dest / f"{assignment}.ipynb"))
+    proc = nbgrader("autograde", assignment, "--force", root=root, db_url=db_url,
+                    timeout=timeout, check=False)
+    run = GradeRun(assignment, root, log=proc.stdout + proc.stderr)
+
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        for student in students:
+            try:
+                sn = gb.find_submission_notebook(assignment, assignment, student)
+            except MissingEntry:
+                continue
+            run.scores[student] = {g.name: (g.score, g.max_score) for g in sn.grades}
+    return run
+
+
+def error_names(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
+    """(cell index, exception name, message) for every error output in a notebook."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                found.append((i, out.get("ename", ""), out.get("evalue", "")))
+    return found

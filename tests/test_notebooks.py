@@ -1,0 +1,166 @@
+"""Every notebook in solutions/, proven gradable through nbgrader (DESIGN principle 2).
+
+For each assignment found in solutions/ (no hand-listed names): the solution scores full
+marks; the untouched learner notebook scores 0 on every graded cell, runs to its last
+cell, and fails only with the stubs' NotImplementedError; every wrong-answer variant in
+tests/variants/<assignment>/ loses points, in each cell it names; notebooks/ is what
+`make release` produces; no notebook carries outputs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading.course import NOTEBOOKS, SOLUTIONS, assignments, clean_notebook, generate, scratch_course
+from tests.harness import error_names, grade_all, load_variants
+
+ASSIGNMENTS = assignments()
+VARIANT_CASES = [(a, v) for a in ASSIGNMENTS for v in load_variants(a)]
+MIN_VARIANTS = 3
+_RUNS: dict = {}
+
+
+def grouped(assignment: str):
+    return pytest.param(assignment, id=assignment, marks=pytest.mark.xdist_group(assignment))
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory):
+    def get(assignment):
+        if assignment not in _RUNS:
+            _RUNS[assignment] = grade_all(assignment, tmp_path_factory.mktemp(assignment))
+        return _RUNS[assignment]
+
+    return get
+
+
+def test_there_are_notebooks():
+    assert "00_getting_started" in ASSIGNMENTS, f"found only {ASSIGNMENTS} in {SOLUTIONS}"
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_solution_scores_full_marks(graded, assignment):
+    run = graded(assignment)
+    assert "solution" in run.scores, f"solution was not graded:\n{run.log[-3000:]}"
+    lost = {c: s for c, s in run.scores["solution"].items() if s[0] != s[1]}
+    assert not lost, f"solution lost points in {lost}:\n{run.log[-3000:]}"
+    assert run.total("solution")[1] > 0, "the notebook has no graded cells"
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_blank_scores_zero_everywhere(graded, assignment):
+    run = graded(assignment)
+    scored = {c: s for c, s in run.scores["blank"].items() if s[0] != 0}
+    assert not scored, f"the untouched learner notebook scored points in {scored}"
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_blank_runs_to_the_end_with_only_stub_errors(graded, assignment):
+    nb = graded(assignment).autograded("blank")
+    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    unexecuted = [i for i, c in enumerate(code) if c.get("execution_count") is None]
+    assert not unexecuted, f"code cells {unexecuted} never ran in the learner notebook"
+    others = [e for e in error_names(nb) if e[1] != "NotImplementedError"]
+    assert not others, (
+        "the untouched learner notebook must fail only with NotImplementedError; "
+        f"found (cell, error, message): {others}"
+    )
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_solution_runs_without_errors(graded, assignment):
+    errors = error_names(graded(assignment).autograded("solution"))
+    assert not errors, f"errors in the solution notebook (cell, error, message): {errors}"
+
+
+@pytest.mark.parametrize(
+    "assignment,variant",
+    [pytest.param(a, v, id=f"{a}-{v.name}", marks=pytest.mark.xdist_group(a))
+     for a, v in VARIANT_CASES],
+)
+def test_wrong_answer_loses_points(graded, assignment, variant):
+    run = graded(assignment)
+    assert variant.student in run.scores, f"{variant.student} was not graded:\n{run.log[-3000:]}"
+    got, full = run.total(variant.student)
+    assert got < full, f"variant {variant.name} still scores full marks ({got}/{full})"
+    cells = run.scores[variant.student]
+    for cell in variant.loses:
+        assert cell in cells, f"variant {variant.name} names unknown test cell {cell!r}"
+        score, max_score = cells[cell]
+        assert score < max_score, f"variant {variant.name} should lose points in {cell}"
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_every_notebook_has_wrong_answer_variants(assignment):
+    variants = load_variants(assignment)
+    assert len(variants) >= MIN_VARIANTS, (
+        f"{assignment} has {len(variants)} wrong-answer variants in tests/variants/{assignment}/; "
+        f"at least {MIN_VARIANTS} are needed to show its tests can fail"
+    )
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_notebooks_folder_is_what_release_produces(assignment, tmp_path):
+    root = scratch_course(tmp_path, [assignment])
+    out = generate(assignment, root, db_url=f"sqlite:///{tmp_path / 'gb.db'}")
+    fresh = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    committed_dir = NOTEBOOKS / assignment
+    committed = sorted(p.relative_to(committed_dir) for p in committed_dir.rglob("*") if p.is_file())
+    assert fresh == committed, f"notebooks/{assignment} holds {committed}, release makes {fresh}"
+    for rel in fresh:
+        if rel.suffix == ".ipynb":
+            a = json.loads((out / rel).read_text())
+            b = json.loads((committed_dir / rel).read_text())
+            assert a == b, f"notebooks/{assignment}/{rel} is out of date: run 'make release'"
+        else:
+            assert (out / rel).read_bytes() == (committed_dir / rel).read_bytes()
+
+
+def test_notebooks_folder_has_no_stray_assignments():
+    stray = sorted(p.name for p in NOTEBOOKS.iterdir() if p.is_dir()) if NOTEBOOKS.exists() else []
+    assert stray == ASSIGNMENTS, f"notebooks/ holds {stray} but solutions/ holds {ASSIGNMENTS}"
+
+
+def _all_notebooks():
+    return sorted(SOLUTIONS.rglob("*.ipynb")) + sorted(NOTEBOOKS.rglob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", _all_notebooks(), ids=lambda p: str(p.relative_to(SOLUTIONS.parent)))
+def test_notebook_is_committed_clean(path):
+    nb = nbformat.read(path, as_version=4)
+    dirty = [i for i, c in enumerate(nb.cells)
+             if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
+    assert not dirty, f"{path.name}: cells {dirty} carry outputs or execution counts"
+    clean = clean_notebook(nbformat.from_dict(json.loads(json.dumps(nb))))
+    assert nb.metadata == clean.metadata, f"{path.name}: extra notebook metadata {set(nb.metadata)}"
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_notebook_has_the_course_shape(assignment):
+    nb = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith("# "), "starts with an H1 title"
+    for heading in ("What you will learn", "Set-up", "Summary", "Going further"):
+        assert heading.lower() in text.lower(), f"{assignment} has no '{heading}' section"
+    assert "import labkit" in "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    for cell in graded:
+        first_line = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+        assert first_line.startswith(('"""', "'''")), (
+            f"test cell {cell.metadata['nbgrader']['grade_id']} should open with a docstring")
+
+
+def test_variants_name_real_cells():
+    for assignment, variant in VARIANT_CASES:
+        nb = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+        ids = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
+        assert variant.cell in ids, f"{variant.name}: no cell {variant.cell} in {assignment}"
+        for cell in variant.loses:
+            assert cell in ids, f"{variant.name}: no test cell {cell} in {assignment}"
+
+
