@@ -99,12 +99,13 @@ def read_json_notebook(path: Path) -> nbformat.NotebookNode:
     if path.suffix != ".ipynb":
         raise ValueError(f"{path}: not a notebook (expected a .ipynb file)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not valid JSON ({exc}); restore it from notebooks/ "
                          "or your last checkpoint") from None
     try:
-        nb = nbformat.from_dict(data)
+        nb = nbformat.reads(text, as_version=4)
         nbformat.validate(nb)
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,101 @@
+"""Check your answers in one notebook: which test cells pass, which fail, and why.
+
+    make validate NB=notebooks/01_async_execution/01_async_execution.ipynb
+
+The notebook is run top to bottom in a fresh kernel, as nbgrader runs it (with
+NBGRADER_EXECUTION=validate); the file itself is never modified. Exit status: 0 when
+every test cell passes, 1 when some fail, 2 when the notebook cannot be checked.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from grading.course import read_json_notebook  # noqa: E402
+
+USAGE = "usage: make validate NB=notebooks/NN_topic/NN_topic.ipynb"
+
+
+def _last_line(text: str) -> str:
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+def cell_results(nb) -> list[dict]:
+    """One entry per graded test cell of an executed notebook: id, points, passed, message."""
+    from nbgrader.utils import compute_checksum, is_grade, is_solution
+
+    results = []
+    for cell in nb.cells:
+        if not is_grade(cell) or cell.cell_type != "code":
+            continue
+        meta = cell.metadata["nbgrader"]
+        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+        message = ""
+        if errors:
+            err = errors[0]
+            if err.get("ename") == "NotImplementedError":
+                message = "not done yet: a solution cell above still raises NotImplementedError"
+            else:
+                message = f"{err.get('ename', 'Error')}: {_last_line(err.get('evalue', ''))}"
+                message = message.rstrip(": ")
+        edited = "checksum" in meta and not is_solution(cell) and compute_checksum(cell) != meta["checksum"]
+        results.append({"id": meta["grade_id"], "points": meta.get("points", 0),
+                        "passed": not errors, "message": message, "edited": edited})
+    return results
+
+
+def validate(path: Path, timeout: int = 120) -> int:
+    """Run the notebook and print a pass/fail line per test cell; returns the exit status."""
+    from nbclient import NotebookClient
+
+    nb = read_json_notebook(path)
+    if not any(c.metadata.get("nbgrader", {}).get("grade") for c in nb.cells):
+        print(f"validate: {path} has no graded test cells: nothing to check")
+        return 0
+    os.environ["NBGRADER_EXECUTION"] = "validate"
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(path.parent.resolve())}})
+    print(f"Running {path} in a fresh kernel ...", flush=True)
+    client.execute()
+    results = cell_results(nb)
+    for r in results:
+        mark = "PASS" if r["passed"] else "FAIL"
+        line = f"  {mark}  {r['id']} ({r['points']:g} pt)"
+        if r["message"]:
+            line += f"  {r['message']}"
+        if r["edited"]:
+            line += "  [this test cell was edited: grading uses the original]"
+        print(line)
+    passed = [r for r in results if r["passed"]]
+    got = sum(r["points"] for r in passed)
+    total = sum(r["points"] for r in results)
+    print(f"{len(passed)} of {len(results)} test cells pass ({got:g}/{total:g} points). "
+          "Hidden tests run only when your work is graded.")
+    return 0 if len(passed) == len(results) else 1
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or not argv[0].strip():
+        print(f"validate: no notebook given; {USAGE}", file=sys.stderr)
+        return 2
+    path = Path(argv[0])
+    try:
+        return validate(path)
+    except FileNotFoundError:
+        print(f"validate: {path} does not exist; {USAGE}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"validate: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
