@@ -1,0 +1,8 @@
+# cell: split_batch
+# loses: test_split_batch
+n = len(X)
+if len(y) != n:
+    raise ValueError(f"X has {n} samples but y has {len(y)}")
+if n < num_devices:
+    raise ValueError(f"a batch of {n} samples cannot be split over {num_devices} devices")
+return [(X[i::num_devices], y[i::num_devices]) for i in range(num_devices)]

@@ -1,0 +1,15 @@
+# cell: train_batch
+# loses: test_train_batch
+shard_means = []
+for params, (X_i, y_i) in zip(replicas, split_batch(X, y, len(replicas))):
+    loss = loss_fn(params, X_i, y_i) / len(X_i)
+    loss.backward()
+    shard_means.append(loss.item())
+for j in range(len(replicas[0])):
+    allreduce_([params[j].grad for params in replicas])
+with torch.no_grad():
+    for params in replicas:
+        for p in params:
+            p -= lr * p.grad / len(replicas)
+            p.grad = None
+return sum(shard_means) / len(replicas)
