@@ -1,0 +1,637 @@
+"""Grade a whole class in one command: import, autograde in parallel, feedback, reports.
+
+    python grading/autograde.py ASSIGNMENT SUBMISSIONS [--jobs N] [--hidden hide|show]
+                                [--pattern REGEX] [--course ROOT]
+    make autograde ASSIGNMENT=00_getting_started SUBMISSIONS=~/Downloads/class.zip
+
+1. Imports SUBMISSIONS (a folder or an LMS zip, see grading/submissions.py) into
+   grading/submitted/<student>/<assignment>/; unchanged submissions are left as they are.
+2. Grades every new or changed submission in N worker processes (default: one per
+   core). Each worker owns a scratch course and gradebook; this process alone writes the
+   course gradebook (grading/gradebook.db, nbgrader's own), one transaction per student,
+   so no grade is lost or mixed up. A submission that runs longer than its limit has its
+   worker's whole process tree killed and is reported; the batch goes on.
+3. Copies autograded notebooks and per-student HTML feedback into grading/autograded/ and
+   grading/feedback/ (hidden tests' code hidden unless --hidden show).
+4. Writes grading/grades.csv (``nbgrader export``), grading/reports/<assignment>/
+   grades.csv, items.csv and items.png (per test cell: full/partial/no credit), and
+   prints a summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import queue
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from grading.course import REPO, assignments, clean_notebook, nbgrader, write_notebook  # noqa: E402
+from grading.submissions import SubmissionsError, read_submissions, write_files  # noqa: E402
+
+STATE_VERSION = 1
+
+
+class UsageError(ValueError):
+    """Bad arguments; the message names the problem and the fix."""
+
+
+@dataclass
+class Options:
+    assignment: str
+    submissions: Path
+    course: Path = REPO
+    jobs: int = 0
+    hidden: str = "hide"
+    pattern: str | None = None
+    cell_timeout: int | None = None
+    quiet: bool = False
+    export: bool = True
+
+
+@dataclass
+class Outcome:
+    """What a run did: who was graded, who was left as it was, and every problem seen."""
+
+    graded: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    problems: dict[str, list[str]] = field(default_factory=dict)
+    rows: list[dict] = field(default_factory=list)
+    items: list[dict] = field(default_factory=list)
+    reports: Path | None = None
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------- the course and its state
+
+def course_db_url(course: Path) -> str:
+    return os.environ.get("COURSE_DB_URL") or f"sqlite:///{course / 'grading' / 'gradebook.db'}"
+
+
+def _tree_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if ".ipynb_checkpoints" in rel or "__pycache__" in rel:
+            continue
+        h.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _files_digest(files: dict[str, bytes]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+    return h.hexdigest()
+
+
+def _read_files(folder: Path) -> dict[str, bytes]:
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in folder.rglob("*") if p.is_file()}
+
+
+def _write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def _copy_tree(src: Path, dest: Path) -> None:
+    """Replace ``dest`` by a copy of ``src`` in one rename (or remove it if src is absent)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    old = dest.with_name(f".{dest.name}.old")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+    if src.is_dir():
+        shutil.copytree(src, tmp)
+    if dest.exists():
+        dest.rename(old)
+    if tmp.exists():
+        tmp.rename(dest)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def prepare_template(opts: Options, workdir: Path) -> Path:
+    """A scratch course holding the assignment, generated, with a gradebook of its own.
+
+    Also (re)registers the assignment in the course gradebook, without touching the
+    course's notebooks/ (generate_assignment runs in the scratch copy).
+    """
+    template = workdir / "template"
+    shutil.copytree(opts.course / "solutions" / opts.assignment,
+                    template / "solutions" / opts.assignment,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    (template / "grading").mkdir(parents=True)
+    course_gb = opts.course / "grading"
+    course_gb.mkdir(parents=True, exist_ok=True)
+    nbgrader("generate_assignment", opts.assignment, "--force", root=template,
+             db_url=course_db_url(opts.course))
+    nbgrader("generate_assignment", opts.assignment, "--force", root=template,
+             db_url=f"sqlite:///{template / 'grading' / 'gradebook.db'}")
+    for path in (template / "notebooks" / opts.assignment).glob("*.ipynb"):
+        import nbformat
+        write_notebook(clean_notebook(nbformat.read(path, as_version=4)), path)
+    return template
+
+
+# ---------------------------------------------------------------- worker processes
+
+def kill_tree(pid: int) -> None:
+    """Kill a process and every descendant (kernels run in sessions of their own)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = root.children(recursive=True) + [root]
+    except psutil.NoSuchProcess:
+        return
+    for p in procs:
+        try:
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(procs, timeout=10)
+
+
+class WorkerSlot:
+    """One worker process and the scratch course it grades in."""
+
+    def __init__(self, index: int, template: Path, workdir: Path, opts: Options, env: dict):
+        self.index, self.template, self.opts, self.env = index, template, opts, env
+        self.dir = workdir / f"worker-{index}"
+        self.log = workdir / f"worker-{index}.log"
+        self.proc: subprocess.Popen | None = None
+        self.buffer = b""
+
+    def start(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.copytree(self.template, self.dir)
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "grading.grade_worker", str(self.dir),
+                 self.opts.assignment, self.opts.hidden],
+                cwd=REPO, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=log, start_new_session=True)
+        ready = self.read(deadline=time.monotonic() + 300)
+        if not ready or not ready.get("ready"):
+            self.stop()
+            tail = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
+            raise RuntimeError(f"grading worker {self.index} did not start:\n{tail}")
+
+    def read(self, deadline: float) -> dict | None:
+        """One JSON line from the worker, or None on timeout or if it died."""
+        assert self.proc and self.proc.stdout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)
+
+    def send(self, job: dict) -> bool:
+        try:
+            self.proc.stdin.write((json.dumps(job) + "\n").encode())
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def stop(self, grace: float = 10) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.send({"quit": True})
+            try:
+                self.proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+        kill_tree(self.proc.pid)
+        self.proc.wait()
+        self.proc = None
+        self.buffer = b""
+
+
+def submission_limit(opts: Options, template: Path) -> float:
+    """Wall-clock seconds one submission may take: every code cell at its limit, plus margin."""
+    import nbformat
+
+    cells = 0
+    for path in (template / "notebooks" / opts.assignment).glob("*.ipynb"):
+        cells += sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
+    per_cell = opts.cell_timeout or int(os.environ.get("COURSE_CELL_TIMEOUT", "120"))
+    return per_cell * (cells + 2) + 60
+
+
+def run_workers(opts: Options, template: Path, workdir: Path, todo: list[tuple[str, Path]],
+                on_result, limit: float) -> None:
+    """Grade ``todo`` (student, folder) in worker processes, calling on_result in this thread."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["JUPYTER_CONFIG_PATH"] = str(REPO / "grading")
+    env.pop("NBGRADER_EXECUTION", None)
+    if opts.cell_timeout:
+        env["COURSE_CELL_TIMEOUT"] = str(opts.cell_timeout)
+    jobs: queue.Queue = queue.Queue()
+    for item in todo:
+        jobs.put(item)
+    results: queue.Queue = queue.Queue()
+    nslots = max(1, min(opts.jobs or os.cpu_count() or 1, len(todo)))
+    slots = [WorkerSlot(i, template, workdir, opts, env) for i in range(nslots)]
+    stop = threading.Event()
+
+    def loop(slot: WorkerSlot) -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    student, src = jobs.get_nowait()
+                except queue.Empty:
+                    return
+                if slot.proc is None or slot.proc.poll() is not None:
+                    slot.stop()
+                    slot.start()
+                reply = None
+                if slot.send({"student": student, "src": str(src)}):
+                    reply = slot.read(deadline=time.monotonic() + limit)
+                if reply is None:
+                    died = slot.proc.poll() is not None
+                    slot.stop(grace=0)
+                    reason = ("its grading process died" if died else
+                              f"grading took longer than {limit:.0f} s and was stopped")
+                    reply = {"student": student, "errors": [f"not graded: {reason}; scored 0"],
+                             "notebooks": {}, "graded": False}
+                results.put(reply)
+        except BaseException as exc:  # noqa: BLE001 (reported in the main thread)
+            results.put({"fatal": f"{type(exc).__name__}: {exc}"})
+        finally:
+            slot.stop()
+
+    threads = [threading.Thread(target=loop, args=(s,), daemon=True) for s in slots]
+    for t in threads:
+        t.start()
+    try:
+        done = 0
+        while done < len(todo):
+            try:
+                r = results.get(timeout=1)
+            except queue.Empty:
+                if not any(t.is_alive() for t in threads) and results.empty():
+                    raise RuntimeError("grading workers stopped before every submission "
+                                       f"was graded (see logs in {workdir})") from None
+                continue
+            if "fatal" in r:
+                raise RuntimeError(r["fatal"])
+            on_result(r)
+            done += 1
+    finally:
+        stop.set()
+        for s in slots:
+            if s.proc is not None and s.proc.poll() is None and any(t.is_alive() for t in threads):
+                kill_tree(s.proc.pid)
+        for t in threads:
+            t.join(timeout=30)
+
+
+# ---------------------------------------------------------------- the gradebook
+
+def merge_result(db_url: str, assignment: str, result: dict, timestamp: str | None) -> None:
+    """Write one student's grades into the course gradebook, in one transaction."""
+    from nbgrader.api import Gradebook
+    from nbgrader.utils import parse_utc
+
+    student = result["student"]
+    with Gradebook(db_url) as gb:
+        try:
+            gb.update_or_create_student(student)
+            kwargs = {"timestamp": parse_utc(timestamp)} if timestamp else {}
+            gb.update_or_create_submission(assignment, student, **kwargs)
+            for nb in gb.find_assignment(assignment).notebooks:
+                sn = gb.find_submission_notebook(nb.name, assignment, student)
+                got = result.get("notebooks", {}).get(nb.name, {})
+                grades = got.get("grades", {})
+                for g in sn.grades:
+                    r = grades.get(g.name, {})
+                    g.auto_score = r.get("auto_score", 0.0) if r else 0.0
+                    g.needs_manual_grade = bool(r.get("needs_manual_grade", False))
+                    g.manual_score = None
+                    g.extra_credit = None
+                for c in sn.comments:
+                    c.auto_comment = got.get("comments", {}).get(c.name)
+                    c.manual_comment = None
+            gb.db.commit()
+        except Exception:
+            gb.db.rollback()
+            raise
+
+
+def read_gradebook(db_url: str, assignment: str) -> tuple[list[dict], dict[str, float]]:
+    """(per student: score, max score and per-cell scores; max score per test cell)."""
+    from nbgrader.api import Gradebook
+
+    rows = []
+    with Gradebook(db_url) as gb:
+        a = gb.find_assignment(assignment)
+        cells = {f"{nb.name}/{c.name}" if len(a.notebooks) > 1 else c.name: c.max_score
+                 for nb in a.notebooks for c in nb.grade_cells}
+        for sub in sorted(a.submissions, key=lambda s: s.student.id):
+            per = {}
+            for sn in sub.notebooks:
+                for g in sn.grades:
+                    key = f"{sn.name}/{g.name}" if len(a.notebooks) > 1 else g.name
+                    per[key] = float(g.score or 0.0)
+            rows.append({"student": sub.student.id, "score": float(sub.score or 0.0),
+                         "max_score": float(sub.max_score or 0.0), "cells": per,
+                         "needs_manual_grade": bool(sub.needs_manual_grade)})
+    return rows, cells
+
+
+# ---------------------------------------------------------------- reports
+
+def item_report(rows: list[dict], cells: dict[str, float]) -> list[dict]:
+    """Per test cell: how many students got full, partial and no credit."""
+    items = []
+    for cell, max_score in cells.items():
+        scores = [r["cells"].get(cell, 0.0) for r in rows]
+        full = sum(1 for s in scores if max_score and s >= max_score)
+        none = sum(1 for s in scores if s <= 0)
+        items.append({"cell": cell, "points": max_score, "full": full,
+                      "partial": len(scores) - full - none, "none": none,
+                      "mean": round(sum(scores) / len(scores), 3) if scores else 0.0})
+    return items
+
+
+def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
+def plot_items(items: list[dict], path: Path, title: str) -> None:
+    """A stacked horizontal bar per test cell: full / partial / no credit."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [i["cell"] for i in items][::-1]
+    full = [i["full"] for i in items][::-1]
+    part = [i["partial"] for i in items][::-1]
+    none = [i["none"] for i in items][::-1]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * max(len(items), 1)))
+    ax.barh(names, full, color="#2e7d32", label="full credit")
+    ax.barh(names, part, left=full, color="#f9a825", label="partial credit")
+    ax.barh(names, none, left=[f + p for f, p in zip(full, part)], color="#c62828",
+            label="no credit")
+    ax.set_xlabel("students")
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def table(header: list[str], rows: list[list]) -> str:
+    cols = [header] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cols) for i in range(len(header))]
+    fmt = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in cols[1:]])
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+# ---------------------------------------------------------------- the command
+
+def check_options(opts: Options) -> None:
+    if not opts.assignment:
+        raise UsageError("no ASSIGNMENT given; run e.g. make autograde "
+                         "ASSIGNMENT=00_getting_started SUBMISSIONS=path/to/folder-or.zip")
+    known = assignments(opts.course / "solutions")
+    if opts.assignment not in known:
+        raise UsageError(f"unknown assignment {opts.assignment!r}: solutions/ holds "
+                         f"{', '.join(known) or 'none'}; pass one of those as ASSIGNMENT=")
+    if not opts.submissions or str(opts.submissions) in ("", "."):
+        raise UsageError("no SUBMISSIONS given; pass the folder of submissions "
+                         "(<student>/<assignment>/<notebook>.ipynb) or your LMS's zip: "
+                         "make autograde ASSIGNMENT=... SUBMISSIONS=path")
+    if not Path(opts.submissions).exists():
+        raise UsageError(f"SUBMISSIONS={opts.submissions}: no such folder or zip; pass the "
+                         "folder of submissions or the zip your LMS exported")
+    if opts.hidden not in ("hide", "show"):
+        raise UsageError(f"HIDDEN={opts.hidden!r}: use HIDDEN=hide (default) or HIDDEN=show")
+
+
+def autograde(opts: Options) -> Outcome:
+    """Import, grade what changed, merge, write feedback and reports. See the module doc."""
+    check_options(opts)
+    started = time.monotonic()
+    out = Outcome()
+    a, course = opts.assignment, opts.course
+    expected = sorted(p.name for p in (course / "solutions" / a).glob("*.ipynb"))
+    students, problems = read_submissions(Path(opts.submissions), a, expected, opts.pattern)
+    for p in problems:
+        out.problems.setdefault("(import)", []).append(p)
+
+    reports = course / "grading" / "reports" / a
+    state_path = reports / "state.json"
+    try:
+        state = json.loads(state_path.read_text())
+        if state.get("version") != STATE_VERSION:
+            state = {}
+    except (OSError, ValueError):
+        state = {}
+    state.setdefault("version", STATE_VERSION)
+    state.setdefault("students", {})
+    key = hashlib.sha256((_tree_digest(course / "solutions" / a) + opts.hidden
+                          + str(opts.cell_timeout or os.environ.get("COURSE_CELL_TIMEOUT", ""))
+                          ).encode()).hexdigest()
+    db_url = course_db_url(course)
+
+    # 1. import: write each student's folder only if its content changed
+    todo_students = []
+    submitted = course / "grading" / "submitted"
+    from nbgrader.api import Gradebook, MissingEntry
+
+    graded_before = set()
+    if db_url.startswith("sqlite:///") and not Path(db_url[10:]).exists():
+        pass
+    else:
+        try:
+            with Gradebook(db_url) as gb:
+                graded_before = {s.student.id for s in gb.find_assignment(a).submissions}
+        except MissingEntry:
+            pass
+    for sid, sub in sorted(students.items()):
+        dest = submitted / sid / a
+        if _files_digest(_read_files(dest)) != sub.digest():
+            write_files(sub.files, dest)
+        digest = hashlib.sha256((sub.digest() + key).encode()).hexdigest()
+        old = state["students"].get(sid, {})
+        if (old.get("digest") == digest and sid in graded_before
+                and (not old.get("graded") or (course / "grading" / "autograded" / sid / a).is_dir())):
+            out.unchanged.append(sid)
+            continue
+        todo_students.append((sid, sub, digest))
+
+    # 2. grade in workers, merge here
+    if todo_students:
+        workdir = Path(tempfile.mkdtemp(prefix=f"autograde-{a}-"))
+        try:
+            template = prepare_template(opts, workdir)
+            limit = submission_limit(opts, template)
+            import_notes = {sid: sub.notes for sid, sub, _ in todo_students}
+            digests = {sid: d for sid, _, d in todo_students}
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(todo_students), desc=f"grading {a}", unit="submission",
+                       disable=opts.quiet, file=sys.stderr)
+
+            def on_result(r: dict) -> None:
+                sid = r["student"]
+                if "crash" in r:
+                    r = {"student": sid, "notebooks": {}, "graded": False,
+                         "errors": ["the grader failed on this submission; scored 0: "
+                                    + r["crash"].strip().splitlines()[-1]]}
+                stamp = submitted / sid / a / "timestamp.txt"
+                ts = stamp.read_text().strip() if stamp.is_file() else None
+                try:
+                    merge_result(db_url, a, r, ts)
+                except Exception:  # noqa: BLE001 (a bad timestamp must not lose the grade)
+                    merge_result(db_url, a, r, None)
+                    r.setdefault("notes", []).append(f"timestamp.txt {ts!r} not understood")
+                wroot = Path(r["root"]) if r.get("root") and r.get("graded") else None
+                for kind in ("autograded", "feedback"):
+                    src = wroot / "grading" / kind / sid / a if wroot else Path("/nonexistent")
+                    _copy_tree(src, course / "grading" / kind / sid / a)
+                notes = import_notes.get(sid, []) + r.get("notes", [])
+                if r.get("errors"):
+                    out.problems[sid] = r["errors"] + notes
+                state["students"][sid] = {"digest": digests[sid], "graded": bool(r.get("graded")),
+                                          "errors": r.get("errors", []), "notes": notes}
+                _write_json(state_path, state)
+                out.graded.append(sid)
+                bar.update(1)
+
+            try:
+                run_workers(opts, template, workdir,
+                            [(sid, submitted / sid / a) for sid, _, _ in todo_students],
+                            on_result, limit)
+            finally:
+                bar.close()
+        finally:
+            logs = sorted(workdir.glob("worker-*.log"))
+            if logs:
+                (reports / "logs").mkdir(parents=True, exist_ok=True)
+                for log in logs:
+                    shutil.copy(log, reports / "logs" / log.name)
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    for sid in out.unchanged:
+        old = state["students"].get(sid, {})
+        if old.get("errors"):
+            out.problems[sid] = old["errors"] + old.get("notes", [])
+
+    # 3. reports, from the course gradebook itself
+    rows, cells = read_gradebook(db_url, a)
+    out.rows, out.items = rows, item_report(rows, cells)
+    reports.mkdir(parents=True, exist_ok=True)
+    notes_of = {sid: s.get("errors", []) + s.get("notes", []) for sid, s in state["students"].items()}
+    write_csv(reports / "grades.csv", ["student", "score", "max_score", *cells, "notes"],
+              [[r["student"], _num(r["score"]), _num(r["max_score"]),
+                *[_num(r["cells"].get(c, 0.0)) for c in cells],
+                "; ".join(notes_of.get(r["student"], []))] for r in rows])
+    write_csv(reports / "items.csv", ["cell", "points", "full", "partial", "none", "mean"],
+              [[i["cell"], _num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
+               for i in out.items])
+    plot_items(out.items, reports / "items.png", f"{a}: credit per test cell ({len(rows)} students)")
+    if opts.export:
+        nbgrader("export", f"--to={course / 'grading' / 'grades.csv'}", root=course,
+                 db_url=os.environ.get("COURSE_DB_URL"))
+    out.reports = reports
+    out.seconds = time.monotonic() - started
+    return out
+
+
+def print_summary(opts: Options, out: Outcome) -> None:
+    a = opts.assignment
+    print(f"\n{a}: {len(out.graded)} graded, {len(out.unchanged)} unchanged (kept), "
+          f"{len(out.rows)} in the gradebook, {out.seconds:.1f} s")
+    print(table(["student", "score", "of", "status"],
+                [[r["student"], _num(r["score"]), _num(r["max_score"]),
+                  "problem: " + out.problems[r["student"]][0] if r["student"] in out.problems
+                  else ("unchanged" if r["student"] in out.unchanged else "graded")]
+                 for r in out.rows]))
+    print("\nPer exercise (test cell): students with full / partial / no credit")
+    print(table(["cell", "points", "full", "partial", "none", "mean"],
+                [[i["cell"], _num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
+                 for i in out.items]))
+    for who in sorted(k for k in out.problems if k == "(import)"):
+        print("\nImport problems:\n  " + "\n  ".join(out.problems[who]))
+    g = opts.course / "grading"
+    print(f"\nFeedback:    {g / 'feedback'}/<student>/{a}/*.html"
+          f"\nGrades:      {g / 'grades.csv'} (nbgrader export), {out.reports / 'grades.csv'}"
+          f"\nItem report: {out.reports / 'items.csv'}, {out.reports / 'items.png'}")
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("assignment", nargs="?", default="")
+    p.add_argument("submissions", nargs="?", default="")
+    p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per core)")
+    p.add_argument("--hidden", default="hide", help="hide (default) or show hidden tests' code "
+                   "in feedback")
+    p.add_argument("--pattern", default=None, help="regex for LMS zip file names, with groups "
+                   "student_id and file_id")
+    p.add_argument("--course", type=Path, default=REPO, help=argparse.SUPPRESS)
+    p.add_argument("--cell-timeout", type=int, default=None, help="seconds per cell")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(argv)
+    opts = Options(args.assignment, Path(args.submissions) if args.submissions else None,
+                   args.course.resolve(), args.jobs, args.hidden, args.pattern or None,
+                   args.cell_timeout, args.quiet)
+    try:
+        out = autograde(opts)
+    except (UsageError, SubmissionsError) as exc:
+        print(f"autograde: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("autograde: interrupted; grades merged so far are kept, run again to finish",
+              file=sys.stderr)
+        return 130
+    print_summary(opts, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,159 @@
+"""One grading worker: a long-lived process that autogrades one student at a time.
+
+    python -m grading.grade_worker WORKDIR ASSIGNMENT HIDDEN(show|hide)
+
+WORKDIR is a scratch course of its own (solutions/, notebooks/, grading/gradebook.db)
+made by grading/autograde.py, so workers never write the same SQLite file. nbgrader is
+imported once per worker, not once per submission. The parent sends one JSON line per
+job on stdin ({"student": ..., "src": folder}) and reads one JSON line per result from
+the worker's original stdout; everything else the worker (or a kernel) prints goes to
+stderr, which the parent sends to a log file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+import traceback
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def load_config(root: Path, hidden: str):
+    """The course's nbgrader config for a scratch course at ``root``, plus the batch additions."""
+    os.environ["COURSE_ROOT"] = str(root)
+    os.environ.pop("COURSE_DB_URL", None)
+    from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
+                                        IgnorePattern, LimitOutput, SaveAutoGrades)
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from grading.preprocessors import CapOutput, HideHiddenTests, RobustExecute
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(REPO / "grading")).load_config()
+    cfg.Autograde.autograde_preprocessors = [
+        RobustExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
+        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+    feedback = [GetGrades, CSSHTMLHeaderPreprocessor]
+    if hidden != "show":
+        feedback.insert(1, HideHiddenTests)
+    cfg.GenerateFeedback.preprocessors = feedback
+    return cfg
+
+
+class Worker:
+    def __init__(self, root: Path, assignment: str, hidden: str):
+        from nbgrader.api import Gradebook
+        from nbgrader.apps import NbGraderAPI
+
+        self.root, self.assignment = root, assignment
+        self.db_url = f"sqlite:///{root / 'grading' / 'gradebook.db'}"
+        self.api = NbGraderAPI(config=load_config(root, hidden))
+        self.expected = sorted(p.name for p in (root / "notebooks" / assignment).glob("*.ipynb"))
+        self.cells: dict[str, dict[str, float]] = {}
+        with Gradebook(self.db_url) as gb:
+            for nb in gb.find_assignment(assignment).notebooks:
+                self.cells[nb.name] = {c.name: c.max_score for c in nb.grade_cells}
+        self.source_ids = {}
+        import nbformat
+        for name in self.expected:
+            src = nbformat.read(root / "solutions" / assignment / name, as_version=4)
+            self.source_ids[Path(name).stem] = {
+                c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]
+                for c in src.cells if "grade_id" in c.metadata.get("nbgrader", {})}
+
+    def grade(self, student: str, src: str) -> dict:
+        from nbgrader.api import Gradebook, MissingEntry
+
+        from grading.submissions import check_notebook
+
+        start = time.monotonic()
+        a = self.assignment
+        for kind in ("submitted", "autograded", "feedback"):
+            shutil.rmtree(self.root / "grading" / kind / student, ignore_errors=True)
+        sub = self.root / "grading" / "submitted" / student / a
+        shutil.copytree(src, sub)
+        notes, errors = [], []
+        for name in self.expected:
+            path = sub / name
+            if not path.exists():
+                notes.append(f"{name}: not submitted, scored 0")
+                continue
+            why = check_notebook(path.read_bytes(), self.source_ids[Path(name).stem])
+            if why:
+                errors.append(f"{name}: {why}; scored 0")
+                path.unlink()
+        present = [n for n in self.expected if (sub / n).exists()]
+        graded = False
+        if present:
+            res = self.api.autograde(a, student, force=True, create=True)
+            if res.get("success"):
+                graded = True
+                fb = self.api.generate_feedback(a, student, force=True)
+                if not fb.get("success"):
+                    notes.append("feedback not generated: " + _last_line(fb.get("error", "")))
+            else:
+                errors.append("nbgrader could not grade it: " + _why(res))
+                print(res.get("log", ""), res.get("error", ""), file=sys.stderr)
+        notebooks = {}
+        with Gradebook(self.db_url) as gb:
+            for nb_name, cells in self.cells.items():
+                got = {gid: {"auto_score": 0.0, "max_score": m, "needs_manual_grade": False}
+                       for gid, m in cells.items()}
+                comments = {}
+                if graded and f"{nb_name}.ipynb" in present:
+                    try:
+                        sn = gb.find_submission_notebook(nb_name, a, student)
+                    except MissingEntry:
+                        sn = None
+                    for g in sn.grades if sn else []:
+                        got[g.name] = {"auto_score": g.auto_score, "max_score": g.max_score,
+                                       "needs_manual_grade": bool(g.needs_manual_grade)}
+                    for c in sn.comments if sn else []:
+                        if c.auto_comment:
+                            comments[c.name] = c.auto_comment
+                notebooks[nb_name] = {"grades": got, "comments": comments}
+        return {"student": student, "notebooks": notebooks, "notes": notes, "errors": errors,
+                "graded": graded, "root": str(self.root), "seconds": round(time.monotonic() - start, 3)}
+
+
+def _why(res: dict) -> str:
+    """The most telling line of a failed nbgrader run's log."""
+    log = [ln for ln in str(res.get("log", "")).splitlines() if ln.startswith("[ERROR]")
+           and "see the the above traceback" not in ln and "There was an error" not in ln]
+    return log[0][8:].strip()[:300] if log else _last_line(res.get("error", ""))
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else "unknown error"
+
+
+def main(argv: list[str]) -> int:
+    root, assignment, hidden = Path(argv[0]), argv[1], argv[2]
+    proto = os.fdopen(os.dup(1), "w", buffering=1)  # the parent's channel, not inherited
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    sys.path.insert(0, str(REPO))
+    worker = Worker(root, assignment, hidden)
+    proto.write(json.dumps({"ready": True}) + "\n")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        if job.get("quit"):
+            break
+        try:
+            result = worker.grade(job["student"], job["src"])
+        except Exception:  # noqa: BLE001 (one bad submission never stops the worker)
+            result = {"student": job["student"], "crash": traceback.format_exc()[-2000:]}
+        proto.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

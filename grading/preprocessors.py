@@ -1,0 +1,159 @@
+"""nbgrader preprocessors the course's batch grader adds (see grading/autograde.py).
+
+- ``RobustExecute``: nbgrader's Execute, but a kernel that dies (``os._exit``, a segfault)
+  no longer fails the whole submission: the cell that killed it gets an error output, every
+  later cell gets a "not run" error (so its tests score 0), and earlier cells keep their
+  outputs and scores.
+- ``CapOutput``: caps the characters of every output (nbgrader's LimitOutput caps lines
+  only, so one megabyte-long line would pass through).
+- ``HideHiddenTests``: for feedback, replaces the hidden-test region of each test cell with
+  a one-line note and rewrites tracebacks of those cells so the learner sees which hidden
+  test failed and its message, but not its code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nbclient.exceptions import DeadKernelError
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Integer, Unicode
+
+BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
+END_HIDDEN = "END HIDDEN TESTS"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _error(ename: str, evalue: str, lines: list[str] | None = None) -> NotebookNode:
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue,
+                        traceback=lines or [f"{ename}: {evalue}"])
+
+
+class RobustExecute(Execute):
+    """nbgrader's Execute that survives a kernel dying mid-notebook."""
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._kernel_died_at = None
+        try:
+            return super().preprocess(nb, resources, km)
+        except DeadKernelError:
+            # The kernel died outside a cell (start-up or shutdown): mark what did not run.
+            for cell in nb.cells:
+                if cell.cell_type == "code" and cell.get("execution_count") is None:
+                    cell.outputs.append(_error("KernelDied", "the kernel died before this "
+                                               "cell ran; it was not run"))
+            return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        if self._kernel_died_at is not None:
+            cell.outputs = [_error(
+                "KernelDied", f"not run: the kernel died in an earlier cell ({self._kernel_died_at})")]
+            return cell, resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._kernel_died_at = f"code cell at position {index}"
+            cell.outputs.append(_error(
+                "KernelDied", "the kernel died while running this cell (os._exit, a segfault "
+                "or running out of memory); later cells were not run"))
+            return cell, resources
+
+
+class CapOutput(NbGraderPreprocessor):
+    """Cap every output of every cell at ``max_chars`` characters."""
+
+    max_chars = Integer(20_000, help="Characters kept per output").tag(config=True)
+    max_outputs = Integer(200, help="Outputs kept per cell").tag(config=True)
+
+    def _cap(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        cut = len(text) - self.max_chars
+        return text[: self.max_chars] + f"\n... [output capped: {cut} more characters]\n"
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        outputs = cell.get("outputs", [])
+        if len(outputs) > self.max_outputs:
+            errors = [o for o in outputs[self.max_outputs:] if o.get("output_type") == "error"]
+            outputs = outputs[: self.max_outputs] + [NotebookNode(
+                output_type="stream", name="stdout",
+                text=f"... [{len(cell.outputs) - self.max_outputs} more outputs capped]\n")] + errors
+        for out in outputs:
+            if out.get("output_type") == "stream":
+                text = out.get("text", "")
+                out["text"] = self._cap("".join(text) if isinstance(text, list) else text)
+            elif out.get("output_type") in ("execute_result", "display_data"):
+                for mime, value in list(out.get("data", {}).items()):
+                    if isinstance(value, list):
+                        value = "".join(value)
+                    if isinstance(value, str):
+                        out["data"][mime] = self._cap(value)
+            elif out.get("output_type") == "error":
+                out["evalue"] = self._cap(out.get("evalue", ""))
+                out["traceback"] = [self._cap(t) for t in out.get("traceback", [])[:200]]
+        cell.outputs = outputs
+        return cell, resources
+
+
+def hidden_region(source: str) -> tuple[int, int] | None:
+    """1-based (first, last) line numbers of the hidden tests in a cell, or None."""
+    lines = source.splitlines()
+    begin = [i for i, ln in enumerate(lines) if BEGIN_HIDDEN in ln]
+    end = [i for i, ln in enumerate(lines) if END_HIDDEN in ln]
+    if not begin:
+        return None
+    last = end[0] if end and end[0] > begin[0] else len(lines) - 1
+    return begin[0] + 1, last + 1
+
+
+def failing_line(traceback: list[str]) -> int | None:
+    """The line of the cell itself where an error was raised (IPython's 'Cell In[n], line L')."""
+    text = _ANSI.sub("", "\n".join(traceback))
+    found = re.findall(r"(?:Cell In\s*\[\d*\]|<ipython-input-[^>]*>), line (\d+)", text)
+    if found:
+        return int(found[0])
+    found = re.findall(r"^-+> ?(\d+)", text, flags=re.M)
+    return int(found[0]) if found else None
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """Feedback without hidden tests' code: which one failed and its message only."""
+
+    note = Unicode("# (hidden tests: {n} lines, not shown; failures are reported below)"
+                   ).tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type != "code" or not meta.get("grade"):
+            return cell, resources
+        region = hidden_region(cell.source)
+        if region is None:
+            return cell, resources
+        first, last = region
+        lines = cell.source.splitlines()
+        hidden = lines[first - 1:last]
+        # number the hidden tests: top-level statements between the markers
+        starts = [first + i for i, ln in enumerate(hidden)
+                  if ln.strip() and not ln[0].isspace() and not ln.lstrip().startswith("#")
+                  and not ln.lstrip().startswith((")", "]", "}"))]
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "error":
+                continue
+            line = failing_line(out.get("traceback", []))
+            message = f"{out.get('ename', 'Error')}: {out.get('evalue', '')}".rstrip(": ")
+            if line is not None and first <= line <= last:
+                number = sum(1 for s in starts if s <= line) or 1
+                head = f"Hidden test {number} of {len(starts)} failed"
+            elif line is not None and line <= len(lines):
+                head = f"Visible test failed at line {line}: {lines[line - 1].strip()}"
+            else:
+                head = "A test in this cell failed"
+            out["traceback"] = [head, message]
+        n = len(hidden) - 2 if len(hidden) >= 2 else len(hidden)
+        cell.source = "\n".join(lines[:first - 1] + [self.note.format(n=max(n, 0))] + lines[last:])
+        return cell, resources
