@@ -1,0 +1,8 @@
+# cell: engine
+# loses: test_engine_order
+deps = set()
+for var in reads + writes:
+    if var in self._last_writer:
+        deps.add(self._last_writer[var])
+for var in writes:
+    self._last_writer[var] = op

@@ -1,0 +1,4 @@
+# cell: engine
+# loses: test_engine_async test_engine_errors
+fn()
+return
