@@ -1,0 +1,635 @@
+"""The course's JupyterLab driven by headless Chromium (Playwright): server, browser, notebooks.
+
+A scratch copy of the course (notebooks/, solutions/, an empty grading/) is served, so
+running cells, saving or validating never writes outputs into the repository's notebooks.
+The server is configured as `make lab` configures it (same environment, same extensions,
+JUPYTER_CONFIG_PATH=grading/), with NBGRADER_EXECUTION=validate so notebooks run their lean
+grading-mode demos, and `expose_app_in_browser` so the tests can read cell outputs and the
+kernel's status from the page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+VENV_BIN = Path(sys.executable).parent
+CHROMIUM = Path(os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+ARTIFACTS = REPO / "test-artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+COURSE_FOLDERS = ("notebooks", "solutions")
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+# Generous limits: 2 shared cores, several engineers' test runs at the same time.
+SERVER_START_S = 180
+RUN_ALL_S = float(os.environ.get("COURSE_BROWSER_RUN_S", "420"))
+WIDGET_RENDER_S = 60
+WIDGET_UPDATE_S = 45
+VALIDATE_S = 300
+
+
+def chromium_missing_message() -> str | None:
+    """One line saying how to install Chromium, or None when it is there."""
+    if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):
+        return None
+    return (f"Chromium not found at {CHROMIUM}: the browser tests need Debian's Chromium; "
+            "install it with: sudo apt-get update && sudo apt-get install -y chromium")
+
+
+def discover_notebooks(repo: Path = REPO) -> list[str]:
+    """Every notebook under notebooks/ and solutions/, as paths relative to the repository."""
+    found = []
+    for folder in COURSE_FOLDERS:
+        for path in sorted((repo / folder).rglob("*.ipynb")):
+            rel = path.relative_to(repo)
+            if any(part.startswith(".") for part in rel.parts):
+                continue  # .ipynb_checkpoints, hidden scratch copies
+            found.append(rel.as_posix())
+    return found
+
+
+def is_learner(path: str) -> bool:
+    """True for a learner notebook (notebooks/...), False for a solution (solutions/...)."""
+    return path.startswith("notebooks/")
+
+
+def _copy_regular_files(src: str, names: list[str]) -> list[str]:
+    """shutil.copytree ignore: skip checkpoints, caches, sockets and other special files."""
+    skip = []
+    for name in names:
+        full = os.path.join(src, name)
+        mode = os.lstat(full).st_mode
+        if name in (".ipynb_checkpoints", "__pycache__") or not (
+            stat.S_ISREG(mode) or stat.S_ISDIR(mode)
+        ):
+            skip.append(name)
+    return skip
+
+
+def scratch_course(dest: Path, repo: Path = REPO) -> Path:
+    """A copy of the course folders that JupyterLab serves (the repository stays untouched)."""
+    for folder in COURSE_FOLDERS:
+        if (repo / folder).is_dir():
+            shutil.copytree(repo / folder, dest / folder, ignore=_copy_regular_files)
+    (dest / "grading").mkdir(parents=True, exist_ok=True)
+    return dest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LabServer:
+    """`jupyter lab` as `make lab` runs it, on a free localhost port with a random token."""
+
+    def __init__(self, root: Path, workdir: Path):
+        self.root, self.workdir = root, workdir
+        self.token = secrets.token_hex(24)
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+        self.log_path = workdir / "jupyterlab.log"
+        self.runtime_dir = workdir / "runtime"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict:
+        env = dict(os.environ)
+        for name in ("MPLBACKEND", "JUPYTER_TOKEN", "JUPYTERHUB_API_TOKEN", "PYTEST_CURRENT_TEST"):
+            env.pop(name, None)  # kernels draw inline plots, as for a learner
+        env.update({
+            "JUPYTER_CONFIG_PATH": str(REPO / "grading"),
+            "JUPYTER_CONFIG_DIR": str(self.workdir / "jupyter-config"),  # no personal config
+            "JUPYTER_RUNTIME_DIR": str(self.runtime_dir),
+            "COURSE_ROOT": str(self.root),
+            "NBGRADER_EXECUTION": "validate",
+            "PATH": os.pathsep.join([str(VENV_BIN), env.get("PATH", "")]),
+        })
+        return env
+
+    def command(self) -> list[str]:
+        return [
+            str(VENV_BIN / "jupyter"), "lab", "--no-browser",
+            f"--ServerApp.root_dir={self.root}",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            "--LabApp.expose_app_in_browser=True",
+            f"--LabApp.user_settings_dir={self.workdir / 'lab-settings'}",
+            f"--LabApp.workspaces_dir={self.workdir / 'lab-workspaces'}",
+            "--ServerApp.shutdown_no_activity_timeout=3600",
+        ] + (["--ServerApp.allow_root=True"] if os.geteuid() == 0 else [])  # CI runs as root
+
+    def start(self) -> None:
+        for attempt in range(3):
+            self.port = free_port()
+            with open(self.log_path, "ab") as log:
+                self.proc = subprocess.Popen(
+                    self.command(), cwd=self.root, env=self.env(), stdout=log,
+                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                )
+            if self._wait_ready():
+                return
+            if self.proc.poll() is None:
+                break  # running but not answering: no point retrying on another port
+        log = self.log_tail()
+        self.stop()
+        raise RuntimeError(f"JupyterLab did not answer on {self.url} within {SERVER_START_S}s; "
+                           f"its log ({self.log_path}) ends:\n{log}")
+
+    def _wait_ready(self) -> bool:
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                self.api("GET", "/api/status", timeout=5)
+                return True
+            except OSError:
+                time.sleep(0.5)
+        return False
+
+    def api(self, method: str, path: str, timeout: float = 30):
+        req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def log_tail(self, n: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-n:]
+        except OSError:
+            return "(no log)"
+
+    def _kernel_pids(self) -> list[int]:
+        """Processes started with a connection file in this server's runtime dir (its kernels)."""
+        pids, marker = [], str(self.runtime_dir).encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if marker in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+        return pids
+
+    def stop(self) -> None:
+        """Shut kernels and the server down; kill the process group if it does not go."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                for kernel in self.api("GET", "/api/kernels", timeout=10) or []:
+                    self.api("DELETE", f"/api/kernels/{kernel['id']}", timeout=20)
+            except OSError:
+                pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=20)
+            except (ProcessLookupError, PermissionError):
+                pass
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for pid in self._kernel_pids():  # kernels run in their own process groups
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        self.proc = None
+
+
+@dataclass
+class CellResult:
+    index: int
+    cell_type: str
+    source: str
+    execution_count: int | None
+    outputs: list = field(default_factory=list)
+
+    def errors(self) -> list[dict]:
+        return [o for o in self.outputs if o.get("output_type") == "error"]
+
+    def widget_model_ids(self) -> list[str]:
+        return [o["data"][WIDGET_MIME]["model_id"] for o in self.outputs
+                if WIDGET_MIME in (o.get("data") or {})]
+
+    def label(self) -> str:
+        first = next((ln.strip() for ln in self.source.splitlines() if ln.strip()), "")
+        return f"cell {self.index} ({first[:60]!r})"
+
+
+@dataclass
+class NotebookRun:
+    path: str
+    cells: list[CellResult]
+    seconds: float
+    timed_out: str | None = None
+
+    def code_cells(self) -> list[CellResult]:
+        return [c for c in self.cells if c.cell_type == "code"]
+
+    def describe_error(self, cell: CellResult, err: dict) -> str:
+        tb = ANSI.sub("", "\n".join(err.get("traceback") or []))
+        tail = "\n".join(tb.strip().splitlines()[-6:])
+        return (f"{self.path} {cell.label()}: {err.get('ename')}: {err.get('evalue')}\n"
+                f"    ...{tail}")
+
+
+# JavaScript run in the page. `window.jupyterapp` is there because of expose_app_in_browser.
+PAGE_HELPERS = r"""
+() => {
+  if (window.__course) return true;
+  const app = window.jupyterapp;
+  const course = window.__course = { panels: {}, runs: {} };
+  course.open = async (path) => {
+    await app.restored;
+    const panel = await app.commands.execute('docmanager:open', { path, factory: 'Notebook' });
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+    app.shell.activateById(panel.id);
+    course.panels[path] = panel;
+    panel.node.setAttribute('data-course-path', path);
+    return panel.id;
+  };
+  course.kernelStatus = (path) => {
+    const session = course.panels[path].sessionContext.session;
+    return session && session.kernel ? session.kernel.status : 'no kernel';
+  };
+  course.cells = (path) => course.panels[path].content.widgets.map((cell, index) => {
+    cell.node.setAttribute('data-course-cell', String(index));
+    const m = cell.model;
+    return {
+      index, cell_type: m.type, source: m.sharedModel.getSource(),
+      execution_count: m.type === 'code' ? m.executionCount : null,
+      execution_state: m.type === 'code' ? m.executionState : null,
+      outputs: m.type === 'code' ? m.outputs.toJSON() : [],
+    };
+  });
+  // Run All, then carry on below each cell that raised (Run All stops at the first error).
+  course.startRun = (path) => {
+    const panel = course.panels[path];
+    const state = course.runs[path] = { done: false, error: null, passes: 0 };
+    (async () => {
+      try {
+        app.shell.activateById(panel.id);
+        await app.commands.execute('notebook:run-all-cells');
+        state.passes = 1;
+        let last = -1;
+        for (;;) {
+          const cells = panel.content.widgets;
+          let next = -1;
+          for (let i = last + 1; i < cells.length; i++) {
+            const m = cells[i].model;
+            if (m.type === 'code' && m.executionCount === null
+                && m.sharedModel.getSource().trim() !== '') { next = i; break; }
+          }
+          if (next < 0) break;
+          last = next;
+          state.passes += 1;
+          app.shell.activateById(panel.id);
+          panel.content.activeCellIndex = next;
+          await app.commands.execute('notebook:run-all-below');
+        }
+      } catch (e) {
+        state.error = String((e && e.stack) || e);
+      }
+      state.done = true;
+    })();
+    return true;
+  };
+  course.runFinished = (path) => {
+    const state = course.runs[path];
+    return !!state && state.done && course.kernelStatus(path) === 'idle';
+  };
+  course.close = async (path) => {
+    const panel = course.panels[path];
+    if (!panel) return;
+    delete course.panels[path];
+    try { await panel.sessionContext.shutdown(); } catch (e) { /* already gone */ }
+    panel.context.model.dirty = false;
+    panel.dispose();
+  };
+  course.activate = (path) => { app.shell.activateById(course.panels[path].id); };
+  return true;
+}
+"""
+
+# What a widget shows (images, HTML, outputs), leaving out its controls.
+WIDGET_DISPLAY_STATE = r"""
+(root) => {
+  const parts = [];
+  root.querySelectorAll('img').forEach((img) => parts.push('img ' + img.src));
+  root.querySelectorAll('.widget-html-content, .jp-OutputArea-output, canvas, svg')
+      .forEach((el) => parts.push(el.tagName + ' ' + (el.innerHTML || '')));
+  return parts.join('\n');
+}
+"""
+
+# Mark each widget output of a notebook (data-course-widget="cell-output") from the model.
+MARK_WIDGET_OUTPUTS = r"""
+([path, mime]) => {
+  const marks = [];
+  window.__course.panels[path].content.widgets.forEach((cell, i) => {
+    if (cell.model.type !== 'code') return;
+    cell.model.outputs.toJSON().forEach((out, k) => {
+      if (!out.data || !out.data[mime]) return;
+      const child = cell.outputArea.widgets[k];
+      const mark = i + '-' + k;
+      if (child) child.node.setAttribute('data-course-widget', mark);
+      marks.push({ mark, cell: i, attached: !!child });
+    });
+  });
+  return marks;
+}
+"""
+
+# Problems with each marked widget output (empty when all show a widget view).
+WIDGET_PROBLEMS = r"""
+([path, marks]) => marks.map((m) => {
+  const root = document.querySelector(`[data-course-path="${path}"] [data-course-widget="${m.mark}"]`);
+  const where = 'cell ' + m.cell;
+  if (!root) return where + ': the widget output is not in the page';
+  const text = (root.textContent || '').trim();
+  if (text.includes('Loading widget...') || text.includes('Error displaying widget'))
+    return where + ': shows ' + JSON.stringify(text.slice(0, 200));
+  const out = root.querySelector('.jp-OutputArea-output');
+  if (!out || !out.querySelector('.jupyter-widgets'))
+    return where + ': no widget view, only ' + JSON.stringify(text.slice(0, 200));
+  return null;
+}).filter((x) => x)
+"""
+
+
+def slug(path: str) -> str:
+    """notebooks/01_x/01_x.ipynb -> notebooks__01_x"""
+    p = Path(path)
+    return f"{p.parts[0]}__{p.stem}"
+
+
+class Lab:
+    """One JupyterLab server and one Chromium page driving it."""
+
+    def __init__(self, server: LabServer, page, screenshots: Path = SCREENSHOTS):
+        self.server, self.page, self.screenshots = server, page, screenshots
+        self.shots: list[Path] = []
+
+    # -- page ------------------------------------------------------------------------
+    def load(self) -> None:
+        page = self.page
+        page.goto(f"{self.server.url}/lab?token={self.server.token}",
+                  wait_until="domcontentloaded", timeout=SERVER_START_S * 1000)
+        page.wait_for_function("() => window.jupyterapp !== undefined",
+                               timeout=SERVER_START_S * 1000)
+        page.evaluate("() => window.jupyterapp.restored")
+        page.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
+        page.evaluate(PAGE_HELPERS)
+
+    def screenshot(self, name: str, locator=None, full_notebook: str | None = None) -> Path:
+        """Save a PNG under the screenshots folder: a locator, a whole notebook, or the page."""
+        self.screenshots.mkdir(parents=True, exist_ok=True)
+        path = self.screenshots / f"{name}.png"
+        if locator is not None:
+            locator.scroll_into_view_if_needed(timeout=10_000)
+            locator.screenshot(path=str(path), timeout=30_000)
+        elif full_notebook is not None:
+            self._screenshot_notebook(full_notebook, path)
+        else:
+            self.page.screenshot(path=str(path), timeout=30_000)
+        self.shots.append(path)
+        return path
+
+    def _screenshot_notebook(self, nb_path: str, path: Path) -> None:
+        """The whole notebook in one picture: grow the window to the notebook's height."""
+        page, size = self.page, self.page.viewport_size
+        height = page.evaluate(
+            """(p) => { const panel = window.__course.panels[p];
+                        const outer = panel.node.querySelector('.jp-WindowedPanel-outer');
+                        if (!outer) return 0; outer.scrollTop = 0;
+                        return outer.scrollHeight + outer.getBoundingClientRect().top; }""",
+            nb_path)
+        try:
+            page.set_viewport_size({"width": size["width"],
+                                    "height": int(min(max(size["height"], height + 40), 16000))})
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(path), timeout=60_000)
+        finally:
+            page.set_viewport_size(size)
+
+    # -- notebooks -------------------------------------------------------------------
+    def open(self, nb_path: str) -> str:
+        self.page.evaluate(PAGE_HELPERS)
+        panel_id = self.page.evaluate("(p) => window.__course.open(p)", nb_path)
+        self.wait_kernel_idle(nb_path, 120)
+        return panel_id
+
+    def kernel_status(self, nb_path: str) -> str:
+        return self.page.evaluate("(p) => window.__course.kernelStatus(p)", nb_path)
+
+    def wait_kernel_idle(self, nb_path: str, timeout_s: float) -> None:
+        try:
+            self.page.wait_for_function("(p) => window.__course.kernelStatus(p) === 'idle'",
+                                        arg=nb_path, timeout=timeout_s * 1000, polling=250)
+        except Exception as exc:  # playwright TimeoutError
+            dialog = self.dialog_text()
+            raise AssertionError(
+                f"{nb_path}: kernel not idle after {timeout_s:.0f}s (status "
+                f"{self.kernel_status(nb_path)!r}){'; dialog: ' + dialog if dialog else ''}"
+            ) from exc
+
+    def dialog_text(self) -> str:
+        dialog = self.page.locator(".jp-Dialog")
+        return dialog.first.inner_text(timeout=2000) if dialog.count() else ""
+
+    def cells(self, nb_path: str) -> list[CellResult]:
+        raw = self.page.evaluate("(p) => window.__course.cells(p)", nb_path)
+        return [CellResult(c["index"], c["cell_type"], c["source"], c["execution_count"],
+                           c["outputs"]) for c in raw]
+
+    def run_all(self, nb_path: str, timeout_s: float = RUN_ALL_S) -> NotebookRun:
+        """Run All (and on past the cells that raise), wait until the kernel is idle."""
+        start = time.monotonic()
+        self.page.evaluate("(p) => window.__course.startRun(p)", nb_path)
+        timed_out = None
+        try:
+            self.page.wait_for_function("(p) => window.__course.runFinished(p)", arg=nb_path,
+                                        timeout=timeout_s * 1000, polling=500)
+        except Exception:
+            running = [c for c in self.page.evaluate("(p) => window.__course.cells(p)", nb_path)
+                       if c.get("execution_state") == "running"]
+            where = (f"cell {running[0]['index']} still running: "
+                     f"{running[0]['source'].strip().splitlines()[0][:80]!r}"
+                     if running else f"kernel status {self.kernel_status(nb_path)!r}")
+            timed_out = f"{nb_path}: Run All did not finish within {timeout_s:.0f}s ({where})"
+        state = self.page.evaluate("(p) => window.__course.runs[p]", nb_path)
+        if state and state.get("error"):
+            raise AssertionError(f"{nb_path}: Run All failed in the page: {state['error']}")
+        return NotebookRun(nb_path, self.cells(nb_path), time.monotonic() - start, timed_out)
+
+    def close(self, nb_path: str) -> None:
+        self.page.evaluate("(p) => window.__course.close(p)", nb_path)
+
+    def panel(self, nb_path: str):
+        return self.page.locator(f'[data-course-path="{nb_path}"]')
+
+    # -- widgets ---------------------------------------------------------------------
+    def wait_widgets_rendered(self, nb_path: str, timeout_s: float = WIDGET_RENDER_S) -> list[str]:
+        """Wait until every widget output shows a widget view; return what is still wrong."""
+        marks = self.page.evaluate(MARK_WIDGET_OUTPUTS, [nb_path, WIDGET_MIME])
+        if not marks:
+            return ["no widget output in the notebook"]
+        try:
+            self.page.wait_for_function(f"(a) => ({WIDGET_PROBLEMS})(a).length === 0",
+                                        arg=[nb_path, marks], timeout=timeout_s * 1000,
+                                        polling=500)
+        except Exception:
+            pass
+        return self.page.evaluate(WIDGET_PROBLEMS, [nb_path, marks])
+
+    def top_level_widgets(self, nb_path: str):
+        """Locators of the widget views shown in cell outputs, labkit's widgets first."""
+        views = self.page.locator(f'[data-course-path="{nb_path}"] [data-course-widget] '
+                                  "> .jp-OutputArea-output > .jupyter-widgets")
+        found = [views.nth(i) for i in range(views.count())]
+        return sorted(found, key=lambda v: "labkit-widget" not in (v.get_attribute("class") or ""))
+
+    def display_state(self, root) -> str:
+        return root.evaluate(WIDGET_DISPLAY_STATE)
+
+    def _wait_display_change(self, root, before: str, timeout_s: float) -> bool:
+        handle = root.element_handle()
+        try:
+            self.page.wait_for_function(
+                f"([root, before]) => ({WIDGET_DISPLAY_STATE})(root) !== before",
+                arg=[handle, before], timeout=timeout_s * 1000, polling=250)
+            return True
+        except Exception:
+            return False
+
+    def _control_actions(self, root):
+        """(description, action) for each control in a widget, the way a learner moves it."""
+        page = self.page
+        for i in range(root.locator(".noUi-handle").count()):
+            handle = root.locator(".noUi-handle").nth(i)
+
+            def slide(handle=handle):
+                handle.focus()
+                before = handle.get_attribute("aria-valuenow")
+                page.keyboard.press("ArrowRight")
+                if handle.get_attribute("aria-valuenow") == before:  # at its maximum
+                    page.keyboard.press("ArrowLeft")
+            yield f"slider {i} (keyboard arrow)", slide
+        for i in range(root.locator("select").count()):
+            select = root.locator("select").nth(i)
+
+            def choose(select=select):
+                options = select.locator("option")
+                current = select.input_value()
+                for j in range(options.count()):
+                    value = options.nth(j).get_attribute("value")
+                    if value != current:
+                        select.select_option(value=value)
+                        return
+            yield f"dropdown {i}", choose
+        toggles = root.locator(".widget-toggle-buttons button:not(.mod-active)")
+        if toggles.count():
+            yield "toggle buttons", lambda: toggles.first.click()
+        radios = root.locator("input[type=radio]:not(:checked)")
+        if radios.count():
+            yield "radio buttons", lambda: radios.first.check()
+        checks = root.locator("input[type=checkbox]")
+        if checks.count():
+            yield "checkbox", lambda: checks.first.click()
+        toggle = root.locator("button.widget-toggle-button")
+        if toggle.count():
+            yield "toggle button", lambda: toggle.first.click()
+        numbers = root.locator("input[type=number]")
+        if numbers.count():
+            def bump():
+                numbers.first.focus()
+                page.keyboard.press("ArrowUp")
+                page.keyboard.press("Enter")
+            yield "number box (arrow up)", bump
+        play = root.locator(".widget-play button")
+        if play.count():
+            yield "play/step button", lambda: play.first.click()
+
+    def interact(self, root, timeout_s: float = WIDGET_UPDATE_S) -> tuple[bool, list[str]]:
+        """Move the widget's controls one by one until what it displays changes."""
+        tried = []
+        root.scroll_into_view_if_needed(timeout=10_000)
+        for name, action in self._control_actions(root):
+            before = self.display_state(root)
+            action()
+            changed = self._wait_display_change(root, before, timeout_s)
+            tried.append(f"{name}: {'display changed' if changed else 'no change'}")
+            if changed:
+                return True, tried
+        if not tried:
+            tried.append("no control found (slider, dropdown, buttons, checkbox, number box)")
+        return False, tried
+
+    # -- nbgrader --------------------------------------------------------------------
+    def validate(self, nb_path: str, timeout_s: float = VALIDATE_S) -> tuple[str, str]:
+        """Click the notebook toolbar's Validate button; return (result class, dialog text)."""
+        button = self.panel(nb_path).locator(".validate-button")
+        button.wait_for(state="visible", timeout=30_000)
+        self.page.evaluate("(p) => window.__course.activate(p)", nb_path)
+        button.locator("jp-button, button").first.click()
+        message = self.page.locator("#validation-message")
+        try:
+            message.wait_for(state="visible", timeout=timeout_s * 1000)
+        except Exception as exc:
+            raise AssertionError(f"{nb_path}: no validation result within {timeout_s:.0f}s "
+                                 f"after clicking Validate; dialog: {self.dialog_text()!r}") from exc
+        classes = message.get_attribute("class") or ""
+        kind = next((c for c in classes.split() if c.startswith("validation-")), classes)
+        return kind, self.page.locator(".jp-Dialog").first.inner_text()
+
+    def dismiss_dialog(self) -> None:
+        dialog = self.page.locator(".jp-Dialog")
+        if dialog.count():
+            dialog.locator(".jp-mod-accept, .jp-Dialog-button").first.click()
+            dialog.first.wait_for(state="detached", timeout=10_000)
+
+    def open_menu_item(self, menu: str, item: str) -> None:
+        """Click a main-menu entry, then one of its items, by their labels."""
+        self.page.locator("#jp-MainMenu .lm-MenuBar-itemLabel",
+                          has_text=re.compile(rf"^\s*{re.escape(menu)}\s*$")).first.click()
+        entry = self.page.locator(".lm-Menu-content .lm-Menu-item").filter(
+            has=self.page.locator(".lm-Menu-itemLabel",
+                                  has_text=re.compile(rf"^\s*{re.escape(item)}\s*$")))
+        entry.first.click()

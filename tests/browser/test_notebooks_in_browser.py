@@ -1,0 +1,75 @@
+"""Every course notebook as a learner meets it: JupyterLab in headless Chromium.
+
+For each notebook found in notebooks/ and solutions/ (no hand-listed names): Run All, wait
+until the kernel is idle; solutions show no error, learner notebooks only the exercise
+stubs' NotImplementedError and still run to the last cell; every widget renders; at least
+one widget changes what it shows when a control is moved. Screenshots of every notebook
+and of every widget after it was moved go to test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.lab import Lab, NotebookRun, discover_notebooks, is_learner, slug
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+NOTEBOOKS = discover_notebooks()
+ALLOWED_IN_LEARNER = {"NotImplementedError"}
+
+
+def test_there_are_notebooks_to_open():
+    assert any(is_learner(p) for p in NOTEBOOKS), "no notebook found in notebooks/"
+    assert any(not is_learner(p) for p in NOTEBOOKS), "no notebook found in solutions/"
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS)
+def ran(request, lab: Lab) -> NotebookRun:
+    """The notebook opened in JupyterLab with all its cells run (closed again afterwards)."""
+    path = request.param
+    try:
+        lab.open(path)
+        run = lab.run_all(path)
+        lab.screenshot(slug(path), full_notebook=path)
+        yield run
+    finally:
+        lab.close(path)
+
+
+def test_run_all_shows_no_unexpected_error(ran: NotebookRun):
+    assert ran.timed_out is None, ran.timed_out
+    learner = is_learner(ran.path)
+    problems = []
+    for cell in ran.code_cells():
+        for err in cell.errors():
+            if learner and err.get("ename") in ALLOWED_IN_LEARNER:
+                continue
+            problems.append(ran.describe_error(cell, err))
+    kind = "learner notebook (only NotImplementedError allowed)" if learner else "solution"
+    assert not problems, f"{ran.path}: errors shown after Run All in this {kind}:\n" + \
+        "\n".join(problems)
+    not_run = [c.label() for c in ran.code_cells()
+               if c.execution_count is None and c.source.strip()]
+    assert not not_run, f"{ran.path}: cells that never ran after Run All: {not_run}"
+
+
+def test_widgets_render_and_respond(ran: NotebookRun, lab: Lab):
+    assert ran.timed_out is None, ran.timed_out
+    widget_cells = [c for c in ran.code_cells() if c.widget_model_ids()]
+    assert widget_cells, (
+        f"{ran.path}: no widget after Run All; every notebook needs at least one "
+        "interactive widget (DESIGN.md, Notebook shape), e.g. labkit.widgets.interactive_figure")
+    problems = lab.wait_widgets_rendered(ran.path)
+    assert not problems, f"{ran.path}: widgets that did not render:\n" + "\n".join(problems)
+
+    roots = lab.top_level_widgets(ran.path)
+    assert roots, f"{ran.path}: widget outputs are there but no widget view was found in them"
+    report, responded = [], 0
+    for i, root in enumerate(roots, start=1):
+        changed, tried = lab.interact(root)
+        responded += changed
+        report.append(f"widget {i}: " + "; ".join(tried))
+        lab.screenshot(f"{slug(ran.path)}__widget{i}", locator=root)
+    assert responded, (f"{ran.path}: moving a control changed nothing on screen in any of its "
+                       f"{len(roots)} widgets:\n" + "\n".join(report))
