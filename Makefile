@@ -4,6 +4,9 @@
 #   make release                    regenerate notebooks/ from solutions/
 #   make validate NB=path.ipynb     check your answers in one notebook
 #   make bench                      print the figures the course promises
+#   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex]
+#                                   grade a whole class: gradebook, feedback, CSV, item report
+#   make grade-demo                 grade a synthetic class of 00_getting_started
 
 PYTHON ?= python3.11
 VENV := .venv
@@ -14,16 +17,18 @@ LAB_ROOT ?= notebooks
 LAB_ARGS ?=
 PYTEST_ARGS ?=
 JOBS ?= 2
+HIDDEN ?= hide
 
-.PHONY: lab test lint release validate bench check-python
+.PHONY: lab test lint release validate bench autograde grade-demo check-python
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null || { \
-	  echo "error: the course needs Python 3.11 (MXNet 1.9.1 needs numpy<1.24, which has no wheels for newer Pythons); '$(PYTHON)' is $$($(PYTHON) --version 2>&1 || echo missing). Install Python 3.11, or run: make $(MAKECMDGOALS) PYTHON=/path/to/python3.11" >&2; \
+	  found=$$($(PYTHON) --version 2>/dev/null) || found="not found"; \
+	  echo "error: the course needs Python 3.11 (MXNet 1.9.1 needs numpy<1.24, which has no wheels for newer Pythons); '$(PYTHON)' is $${found:-not Python 3.11}. Install Python 3.11, or run: make $(or $(GOAL),$(MAKECMDGOALS)) PYTHON=/path/to/python3.11" >&2; \
 	  exit 1; }
 
 $(STAMP): pyproject.toml
-	@$(MAKE) --no-print-directory check-python
+	@$(MAKE) --no-print-directory check-python GOAL="$(MAKECMDGOALS)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
@@ -33,7 +38,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_ARGS)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check labkit grading tests benchmarks
@@ -49,3 +54,12 @@ validate: $(STAMP)
 
 bench: $(STAMP)
 	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+# JOBS here defaults to one worker per core (the JOBS ?= 2 above is for make test).
+autograde: $(STAMP)
+	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" \
+	  $(if $(filter command line environment,$(origin JOBS)),--jobs $(JOBS)) \
+	  $(if $(PATTERN),--pattern '$(PATTERN)')
+
+grade-demo: $(STAMP)
+	@$(BIN)/python grading/demo.py

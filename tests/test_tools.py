@@ -1,0 +1,202 @@
+"""The course's tools: nbbuild, validate, release, the Makefile's checks and make lab."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading import nbbuild
+from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, read_json_notebook
+
+FIRST = "00_getting_started"
+
+
+def test_nbbuild_round_trip_of_every_solution():
+    for name in assignments():
+        nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
+        again = nbbuild.build(nbbuild.export(nb), name=name)
+        assert [c.source for c in again.cells] == [c.source for c in nb.cells], name
+        for a, b in zip(again.cells, nb.cells):
+            meta_a = a.metadata.get("nbgrader", {})
+            meta_b = {k: v for k, v in b.metadata.get("nbgrader", {}).items() if k != "checksum"}
+            assert {k: v for k, v in meta_a.items() if k in meta_b} == meta_b, name
+
+
+@pytest.mark.parametrize("draft,match", [
+    ("print(1)\n", "text before the first"),
+    ("# %% [solution]\nx = 1\n", r"needs id=<grade_id>"),
+    ("# %% [tests] id=t\nassert 1\n", r"needs points=<number>"),
+    ("# %% [markdown]\nnot a comment\n", "markdown line without"),
+    ("# %% [solution] id=a\nx\n# %% [tests] id=a points=1\ny\n", "used twice"),
+])
+def test_nbbuild_rejects_bad_drafts(draft, match):
+    with pytest.raises(nbbuild.DraftError, match=match):
+        nbbuild.build(draft, name="draft.py")
+
+
+def test_nbbuild_cli_writes_atomically(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("# %% [solution]\nx = 1\n")
+    dest = tmp_path / "out.ipynb"
+    dest.write_text("previous")
+    proc = subprocess.run([sys.executable, str(REPO / "grading/nbbuild.py"), "build", str(bad),
+                           str(dest)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "needs id=<grade_id>" in proc.stderr
+    assert dest.read_text() == "previous", "a failed build must not touch the notebook"
+
+
+def _validate(path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "grading/validate.py"), str(path)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_validate_reports_each_test_cell():
+    ok = _validate(SOLUTIONS / FIRST / f"{FIRST}.ipynb")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert re.search(r"PASS\s+test_tensor_nbytes", ok.stdout)
+    blank = _validate(NOTEBOOKS / FIRST / f"{FIRST}.ipynb")
+    assert blank.returncode == 1
+    assert re.search(r"FAIL\s+test_tensor_nbytes .*NotImplementedError", blank.stdout), blank.stdout
+    assert "0 of" in blank.stdout
+
+
+def test_validate_shows_the_failure_message(tmp_path):
+    nb = nbformat.read(SOLUTIONS / FIRST / f"{FIRST}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "transfer_time":
+            cell.source = "def transfer_time(nbytes, bandwidth_gb_s, latency_us):\n    return 0.0\n"
+    path = tmp_path / "mine.ipynb"
+    nbformat.write(nb, str(path))
+    before = path.read_bytes()
+    proc = _validate(path)
+    assert proc.returncode == 1
+    assert re.search(r"FAIL\s+test_transfer_time .*AssertionError: an empty message costs only "
+                     r"the latency", proc.stdout), proc.stdout
+    assert re.search(r"PASS\s+test_tensor_nbytes", proc.stdout)
+    assert path.read_bytes() == before, "validate must not modify the notebook"
+
+
+@pytest.mark.parametrize("content,match", [
+    (None, "does not exist"),
+    ("{not json", "not valid JSON"),
+    ('{"cells": 3}', "not a valid notebook"),
+])
+def test_validate_bad_input_is_one_clear_line(tmp_path, content, match):
+    path = tmp_path / "work.ipynb"
+    if content is not None:
+        path.write_text(content)
+    proc = _validate(path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and match in lines[0], proc.stderr
+
+
+def test_read_json_notebook_rejects_other_files(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hi")
+    with pytest.raises(ValueError, match="not a notebook"):
+        read_json_notebook(path)
+
+
+def _make(*args, env=None) -> subprocess.CompletedProcess:
+    full = dict(os.environ, **(env or {}))
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=REPO, capture_output=True,
+                          text=True, env=full, timeout=300)
+
+
+def test_make_validate_without_a_notebook_says_how():
+    proc = _make("validate", "NB=missing.ipynb")
+    assert proc.returncode != 0
+    assert "validate: missing.ipynb does not exist; usage: make validate NB=" in proc.stderr
+
+
+def test_wrong_python_is_one_clear_line(tmp_path):
+    fake = tmp_path / "python3.12"
+    fake.write_text("#!/bin/sh\nexec " + sys.executable + ' -c "import sys; sys.exit(1)" "$@"\n')
+    fake.chmod(0o755)
+    for python in (str(fake), str(tmp_path / "no-such-python")):
+        proc = _make("check-python", f"PYTHON={python}")
+        assert proc.returncode != 0
+        line = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+        assert line and "needs Python 3.11" in line[0] and "PYTHON=/path/to/python3.11" in line[0]
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    readme = (REPO / "README.md").read_text()
+    assert "make test" in readme and "make lab" in readme
+    ci = [ln.strip() for ln in (REPO / ".ci/run").read_text().splitlines()
+          if ln.strip() and not ln.strip().startswith("#")]
+    assert ci[-1] == "make test", ci
+
+
+def _pins(requirements):
+    return {re.split(r"[=<>]", r, 1)[0].lower(): r for r in requirements}
+
+
+def test_environment_yml_has_the_same_pins_as_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = _pins(project["dependencies"] + project["optional-dependencies"]["test"])
+    text = (REPO / "environment.yml").read_text()
+    listed = _pins(re.findall(r"^\s+- ([A-Za-z0-9_.-]+==[^\s]+)\s*$", text, re.M))
+    assert "python=3.11" in text
+    assert listed == wanted
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_make_lab_serves_notebooks_with_nbgrader(tmp_path):
+    port, token = _free_port(), secrets.token_hex(16)
+    args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
+    proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "lab.log", "w"),
+                            env=dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path)),
+                            start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+
+    def get(path):
+        sep = "&" if "?" in path else "?"
+        with urllib.request.urlopen(f"{base}{path}{sep}token={token}", timeout=10) as r:
+            return r.status, r.read().decode()
+
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                status, _ = get("/api/status")
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise AssertionError((tmp_path / "lab.log").read_text()[-3000:]) from None
+                time.sleep(0.5)
+        assert status == 200
+        _, listing = get("/api/contents")
+        names = {item["name"] for item in json.loads(listing)["content"]}
+        assert FIRST in names, f"make lab should serve notebooks/, it shows {names}"
+        _, page = get("/lab")
+        assert "@jupyter/nbgrader" in page, "nbgrader's JupyterLab extension is not loaded"
+        status, _ = get("/formgrader")
+        assert status == 200
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
