@@ -10,7 +10,6 @@ tests/variants/<assignment>/ loses points, in each cell it names; notebooks/ is 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
