@@ -1,0 +1,7 @@
+# cell: dynamic_loss_scaler
+# loses: test_scaler_trajectory
+if bool(found_inf):
+    self.scale_value *= self.backoff_factor
+    self._growth_tracker = 0
+else:
+    self.scale_value *= self.growth_factor
