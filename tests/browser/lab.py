@@ -141,8 +141,16 @@ class LabServer:
             "--ServerApp.shutdown_no_activity_timeout=3600",
         ] + (["--ServerApp.allow_root=True"] if os.geteuid() == 0 else [])  # CI runs as root
 
+    def _quiet_settings(self) -> None:
+        """No 'Jupyter news?' toast over the screenshots, no update checks (offline CI)."""
+        folder = self.workdir / "lab-settings" / "@jupyterlab" / "apputils-extension"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+
     def start(self) -> None:
-        for attempt in range(3):
+        self._quiet_settings()
+        for _attempt in range(3):
             self.port = free_port()
             with open(self.log_path, "ab") as log:
                 self.proc = subprocess.Popen(
@@ -335,13 +343,18 @@ PAGE_HELPERS = r"""
     const state = course.runs[path];
     return !!state && state.done && course.kernelStatus(path) === 'idle';
   };
-  course.close = async (path) => {
+  course.close = (path) => {
     const panel = course.panels[path];
-    if (!panel) return;
+    if (!panel) return true;
     delete course.panels[path];
-    try { await panel.sessionContext.shutdown(); } catch (e) { /* already gone */ }
-    panel.context.model.dirty = false;
-    panel.dispose();
+    panel.node.removeAttribute('data-course-path');
+    // The kernel goes down in the background; the next notebook need not wait for it.
+    (async () => {
+      try { await panel.sessionContext.shutdown(); } catch (e) { /* already gone */ }
+      panel.context.model.dirty = false;
+      panel.dispose();
+    })();
+    return true;
   };
   course.activate = (path) => { app.shell.activateById(course.panels[path].id); };
   return true;
@@ -608,7 +621,7 @@ class Lab:
         button = self.panel(nb_path).locator(".validate-button")
         button.wait_for(state="visible", timeout=30_000)
         self.page.evaluate("(p) => window.__course.activate(p)", nb_path)
-        button.locator("jp-button, button").first.click()
+        button.get_by_text("Validate", exact=True).click()  # its label, as a person clicks it
         message = self.page.locator("#validation-message")
         try:
             message.wait_for(state="visible", timeout=timeout_s * 1000)

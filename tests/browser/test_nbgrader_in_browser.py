@@ -1,0 +1,77 @@
+"""nbgrader's JupyterLab extensions as a learner and an instructor use them.
+
+The notebook toolbar's Validate button passes a solution and reports failures on the
+untouched learner notebook; the Nbgrader menu opens the assignment list and formgrader.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grading.course import NOTEBOOKS, assignments
+from tests.browser.lab import Lab
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+RELEASED = [a for a in assignments() if (NOTEBOOKS / a / f"{a}.ipynb").is_file()]
+# The first assignment (00_getting_started) is the short one: validating it is quick.
+ASSIGNMENT = RELEASED[0] if RELEASED else None
+
+
+def _validate(lab: Lab, path: str) -> tuple[str, str]:
+    try:
+        lab.open(path)
+        kind, text = lab.validate(path)
+        lab.screenshot(f"validate__{path.split('/')[0]}__{ASSIGNMENT}")
+        lab.dismiss_dialog()
+        return kind, text
+    finally:
+        lab.close(path)
+
+
+@pytest.mark.skipif(ASSIGNMENT is None, reason="no assignment released in notebooks/")
+def test_validate_button_passes_the_solution(lab: Lab):
+    path = f"solutions/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    kind, text = _validate(lab, path)
+    assert kind == "validation-success", (
+        f"{path}: Validate should pass the solution, got {kind}:\n{text[:3000]}")
+    assert "Success! Your notebook passes all the tests." in text
+
+
+@pytest.mark.skipif(ASSIGNMENT is None, reason="no assignment released in notebooks/")
+def test_validate_button_reports_failures_on_the_learner_notebook(lab: Lab):
+    path = f"notebooks/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    kind, text = _validate(lab, path)
+    assert kind == "validation-failed", (
+        f"{path}: Validate should report failing test cells on the untouched learner "
+        f"notebook, got {kind}:\n{text[:3000]}")
+    assert "The following cell failed:" in text and "NotImplementedError" in text, text[:3000]
+
+
+def test_assignment_list_opens_from_the_nbgrader_menu(lab: Lab):
+    lab.open_menu_item("Nbgrader", "Assignment List")
+    panel = lab.page.locator("#nbgrader-assignment-list")
+    panel.wait_for(state="visible", timeout=60_000)
+    for heading in ("Released assignments", "Downloaded assignments", "Submitted assignments"):
+        assert panel.get_by_text(heading).count(), \
+            f"the assignment list panel does not show {heading!r}:\n{panel.inner_text()[:2000]}"
+    lab.page.wait_for_timeout(1000)  # let its lists finish loading for the picture
+    lab.screenshot("nbgrader__assignment_list")
+    lab.page.evaluate("() => window.jupyterapp.shell.currentWidget.close()")
+
+
+def test_formgrader_opens_from_the_nbgrader_menu(lab: Lab):
+    lab.open_menu_item("Nbgrader", "Formgrader")
+    panel = lab.page.locator("#formgrader")
+    panel.wait_for(state="visible", timeout=60_000)
+    frame = lab.page.frame_locator("#formgrader iframe")
+    frame.get_by_text("Manage Assignments").first.wait_for(timeout=60_000)
+    table = frame.locator("body")
+    for name in assignments():
+        frame.get_by_text(re.compile(rf"^\s*{re.escape(name)}\s*$")).first.wait_for(
+            timeout=30_000)
+    lab.screenshot("nbgrader__formgrader")
+    assert "error" not in table.inner_text()[:200].lower()
+    lab.page.evaluate("() => window.jupyterapp.shell.currentWidget.close()")
