@@ -32,12 +32,13 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from grading.course import REPO, assignments, clean_notebook, nbgrader, write_notebook  # noqa: E402
+from grading.course import REPO, assignments, clean_notebook, write_notebook  # noqa: E402
 from grading.submissions import SubmissionsError, read_submissions, write_files  # noqa: E402
 
 STATE_VERSION = 1
@@ -137,14 +138,32 @@ def prepare_template(opts: Options, workdir: Path) -> Path:
                     template / "solutions" / opts.assignment,
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     (template / "grading").mkdir(parents=True)
-    course_gb = opts.course / "grading"
-    course_gb.mkdir(parents=True, exist_ok=True)
-    nbgrader("generate_assignment", opts.assignment, "--force", root=template,
-             db_url=course_db_url(opts.course))
-    nbgrader("generate_assignment", opts.assignment, "--force", root=template,
-             db_url=f"sqlite:///{template / 'grading' / 'gradebook.db'}")
+    (opts.course / "grading").mkdir(parents=True, exist_ok=True)
+    # generate_assignment in this process (nbgrader is imported once): first into the
+    # course gradebook, then into the template's own.
+    from nbgrader.apps import NbGraderAPI
+
+    from grading.grade_worker import load_config
+
+    saved = os.environ.get("COURSE_ROOT")
+    try:
+        api = NbGraderAPI(config=load_config(template, opts.hidden))
+    finally:
+        if saved is None:
+            os.environ.pop("COURSE_ROOT", None)
+        else:
+            os.environ["COURSE_ROOT"] = saved
+    for db_url in (course_db_url(opts.course), f"sqlite:///{template / 'grading' / 'gradebook.db'}"):
+        api.coursedir.db_url = db_url
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = api.generate_assignment(opts.assignment, force=True, create=True)
+        if not res.get("success"):
+            raise RuntimeError(f"nbgrader generate_assignment {opts.assignment} failed:\n"
+                               f"{res.get('log', '')[-3000:]}\n{res.get('error', '')[-2000:]}")
+    import nbformat
+
     for path in (template / "notebooks" / opts.assignment).glob("*.ipynb"):
-        import nbformat
         write_notebook(clean_notebook(nbformat.read(path, as_version=4)), path)
     return template
 
@@ -322,7 +341,8 @@ def merge_result(db_url: str, assignment: str, result: dict, timestamp: str | No
     from nbgrader.utils import parse_utc
 
     student = result["student"]
-    with Gradebook(db_url) as gb:
+    with Gradebook(db_url) as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SQLAlchemy autoflush notes from inside nbgrader
         try:
             gb.update_or_create_student(student)
             kwargs = {"timestamp": parse_utc(timestamp)} if timestamp else {}
@@ -380,6 +400,17 @@ def item_report(rows: list[dict], cells: dict[str, float]) -> list[dict]:
                       "partial": len(scores) - full - none, "none": none,
                       "mean": round(sum(scores) / len(scores), 3) if scores else 0.0})
     return items
+
+
+def export_csv(db_url: str, path: Path) -> None:
+    """nbgrader export's CSV (its own plugin, every assignment), written atomically."""
+    from nbgrader.api import Gradebook
+    from nbgrader.plugins import CsvExportPlugin
+
+    tmp = path.with_name(f".{path.name}.tmp")
+    with Gradebook(db_url) as gb:
+        CsvExportPlugin(to=str(tmp)).export(gb)
+    os.replace(tmp, path)
 
 
 def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
@@ -456,6 +487,10 @@ def autograde(opts: Options) -> Outcome:
     """Import, grade what changed, merge, write feedback and reports. See the module doc."""
     check_options(opts)
     started = time.monotonic()
+    # nbgrader runs 'alembic' for a new gradebook, and kernels: both from this environment.
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
     out = Outcome()
     a, course = opts.assignment, opts.course
     expected = sorted(p.name for p in (course / "solutions" / a).glob("*.ipynb"))
@@ -576,8 +611,7 @@ def autograde(opts: Options) -> Outcome:
                for i in out.items])
     plot_items(out.items, reports / "items.png", f"{a}: credit per test cell ({len(rows)} students)")
     if opts.export:
-        nbgrader("export", f"--to={course / 'grading' / 'grades.csv'}", root=course,
-                 db_url=os.environ.get("COURSE_DB_URL"))
+        export_csv(db_url, course / "grading" / "grades.csv")
     out.reports = reports
     out.seconds = time.monotonic() - started
     return out

@@ -1,0 +1,88 @@
+"""``make grade-demo``: a synthetic class of 00_getting_started, graded end to end.
+
+Builds, from the solution and learner notebooks, a class of submissions (the solution,
+the untouched learner notebook, a partly right one, a broken file, an infinite loop, a
+kernel that dies, a missing notebook), zips it the way an LMS would, and grades it with
+grading/autograde.py in a demo course under grading/reports/demo/ (git-ignored), so the
+course's real gradebook is never touched. Prints where the feedback, CSVs and plot are.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from grading import autograde as ag  # noqa: E402
+from grading.course import NOTEBOOKS, REPO, SOLUTIONS  # noqa: E402
+
+ASSIGNMENT = "00_getting_started"
+DEMO = REPO / "grading" / "reports" / "demo"
+
+
+def _meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _function_cells(nb) -> list[int]:
+    return [i for i, c in enumerate(nb.cells) if _meta(c).get("solution")
+            and c.cell_type == "code" and re.search(r"^def \w+\(", c.source, re.M)]
+
+
+def _prefix_body(nb, index: int, code: str):
+    nb = copy.deepcopy(nb)
+    lines = nb.cells[index].source.splitlines()
+    at = next(k for k, ln in enumerate(lines) if ln.startswith("def "))
+    nb.cells[index].source = "\n".join(lines[: at + 1] + ["    " + ln for ln in code.splitlines()]
+                                       + lines[at + 1:])
+    return nb
+
+
+def build_class(assignment: str = ASSIGNMENT) -> dict[str, bytes | None]:
+    """File name in the LMS zip -> content; students are named after what they hand in."""
+    sol = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+    blank = nbformat.read(NOTEBOOKS / assignment / f"{assignment}.ipynb", as_version=4)
+    funcs = _function_cells(sol)
+    partly = _prefix_body(sol, funcs[0], "return 0  # a wrong first answer")
+    loop = _prefix_body(sol, funcs[-1], "while True:\n    pass")
+    crash = copy.deepcopy(sol)
+    crash.cells[funcs[-1]].source += "\nimport os\nos._exit(1)"
+    noisy = _prefix_body(sol, funcs[0], "import warnings\nwarnings.warn('demo warning')")
+    name = f"{assignment}.ipynb"
+    return {
+        f"ada_{name}": nbformat.writes(sol).encode(),
+        f"ben_{name}": nbformat.writes(blank).encode(),
+        f"cleo_{name}": nbformat.writes(partly).encode(),
+        f"dev_{name}": b"{ this is not a notebook",
+        f"eli_{name}": nbformat.writes(loop).encode(),
+        f"fay_{name}": nbformat.writes(crash).encode(),
+        f"gus_{name}": nbformat.writes(noisy).encode(),
+        "hal_my_homework.ipynb": nbformat.writes(sol).encode(),  # renamed: not graded
+    }
+
+
+def main() -> int:
+    shutil.rmtree(DEMO, ignore_errors=True)
+    (DEMO / "solutions").mkdir(parents=True)
+    shutil.copytree(SOLUTIONS / ASSIGNMENT, DEMO / "solutions" / ASSIGNMENT)
+    zpath = DEMO / "lms-export.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        for fname, data in build_class().items():
+            zf.writestr(fname, data)
+    print(f"demo class: {zpath} (ada: solution, ben: untouched, cleo: partly right, dev: not "
+          "a notebook, eli: infinite loop, fay: kernel dies, gus: warnings, hal: renamed file)")
+    opts = ag.Options(ASSIGNMENT, zpath, DEMO, jobs=0, cell_timeout=20)
+    out = ag.autograde(opts)
+    ag.print_summary(opts, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

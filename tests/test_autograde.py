@@ -1,0 +1,415 @@
+"""grading/autograde.py: a whole class, with broken and hostile submissions, in one batch.
+
+The hostile class is built from 00_getting_started's solution and learner notebooks; grade
+ids, points and solution cells are read from the notebook's nbgrader metadata. The class
+is graded once (two workers, a short per-cell limit), and each bad-input case is a test
+that reads the outcome back from the course gradebook.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading import autograde as ag
+from grading.course import REPO, SOLUTIONS, nbgrader
+from grading.preprocessors import HideHiddenTests, hidden_region
+from grading.submissions import SubmissionsError, read_zip
+
+A = "00_getting_started"
+NB = f"{A}.ipynb"
+CELL_TIMEOUT = 20
+pytestmark = [pytest.mark.xdist_group("grading"), pytest.mark.slow]
+
+
+# ---------------------------------------------------------------- the notebook's shape
+
+def meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def solution() -> nbformat.NotebookNode:
+    return nbformat.read(SOLUTIONS / A / NB, as_version=4)
+
+
+def learner() -> nbformat.NotebookNode:
+    return nbformat.read(REPO / "notebooks" / A / NB, as_version=4)
+
+
+def graded_cells() -> dict[str, float]:
+    """grade_id -> points of every graded (test) cell, in notebook order."""
+    return {meta(c)["grade_id"]: float(meta(c).get("points", 0))
+            for c in solution().cells if meta(c).get("grade")}
+
+
+def solution_cells() -> list[str]:
+    """grade_ids of the solution cells that define functions, in notebook order."""
+    return [meta(c)["grade_id"] for c in solution().cells
+            if meta(c).get("solution") and c.cell_type == "code" and "def " in c.source]
+
+
+def index_of(nb, grade_id: str) -> int:
+    return next(i for i, c in enumerate(nb.cells) if meta(c).get("grade_id") == grade_id)
+
+
+def later_tests(grade_id: str) -> list[str]:
+    """Test cells after the given cell (in the solution notebook)."""
+    nb = solution()
+    at = index_of(nb, grade_id)
+    return [meta(c)["grade_id"] for c in nb.cells[at + 1:] if meta(c).get("grade")]
+
+
+def first_test_using(func_cell: str) -> str:
+    return later_tests(func_cell)[0]
+
+
+def func_name(nb, grade_id: str) -> str:
+    return re.search(r"def (\w+)\(", nb.cells[index_of(nb, grade_id)].source).group(1)
+
+
+def with_body_prefix(nb, grade_id: str, code: str):
+    """A copy whose function in cell grade_id first runs ``code`` (indented into the body)."""
+    nb = copy.deepcopy(nb)
+    cell = nb.cells[index_of(nb, grade_id)]
+    lines = cell.source.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.lstrip().startswith("def "))
+    # skip the docstring line(s) if any: insert right after the 'def' line is valid Python
+    # only before the docstring, which is still fine (the docstring becomes a no-op string).
+    body = ["    " + ln for ln in code.splitlines()]
+    cell.source = "\n".join(lines[: i + 1] + body + lines[i + 1:])
+    return nb
+
+
+def with_cell_suffix(nb, grade_id: str, code: str):
+    nb = copy.deepcopy(nb)
+    cell = nb.cells[index_of(nb, grade_id)]
+    cell.source = cell.source + "\n" + code
+    return nb
+
+
+# ---------------------------------------------------------------- the hostile class
+
+def build_class(folder: Path) -> dict[str, float | None]:
+    """Write the hostile class; returns each student's expected total (None: any)."""
+    sol, blank = solution(), learner()
+    tests = graded_cells()
+    total = sum(tests.values())
+    f1, f2 = solution_cells()[0], solution_cells()[-1]
+    t1 = first_test_using(f1)
+    after_f2 = later_tests(f2)
+    before_f2 = sum(p for g, p in tests.items() if g not in after_f2)
+    expected: dict[str, float | None] = {}
+
+    def put(student, nb=None, raw: bytes | None = None, name=NB, exp=None):
+        d = folder / student / A
+        d.mkdir(parents=True, exist_ok=True)
+        if raw is not None:
+            (d / name).write_bytes(raw)
+        elif nb is not None:
+            nbformat.write(nb, str(d / name))
+        expected[student] = exp
+
+    put("solution", sol, exp=total)
+    put("blank", blank, exp=0.0)
+    # an infinite loop in the first function: its first test cell times out
+    put("loop", with_body_prefix(sol, f1, "while True:\n    pass"), exp=total - tests[t1])
+    # the kernel dies in the last solution cell: earlier tests keep their scores
+    put("exit", with_cell_suffix(sol, f2, "import os\nos._exit(1)"), exp=before_f2)
+    put("segfault", with_cell_suffix(sol, f2, "import ctypes\nctypes.string_at(0)"),
+        exp=before_f2)
+    put("notjson", raw=b"\x00\xff this is not JSON {", exp=0.0)
+    put("notnotebook", raw=json.dumps({"hello": "world"}).encode(), exp=0.0)
+    # edited test cell (tests replaced by 'pass') with a wrong answer: graded on the original
+    edited = copy.deepcopy(with_body_prefix(sol, f1, "return -1"))
+    edited.cells[index_of(edited, t1)].source = '"""mine"""\npass'
+    put("edited_test", edited, exp=total - tests[t1])
+    deleted = copy.deepcopy(sol)
+    del deleted.cells[index_of(deleted, t1)]
+    put("deleted_test", deleted, exp=total)
+    dup = copy.deepcopy(sol)
+    dup.cells.insert(index_of(dup, t1) + 1, copy.deepcopy(dup.cells[index_of(dup, t1)]))
+    put("duplicate_id", dup, exp=0.0)
+    schema = copy.deepcopy(sol)
+    schema.cells[index_of(schema, t1)].metadata["nbgrader"]["schema_version"] = 99
+    put("schema", schema, exp=0.0)
+    md = copy.deepcopy(sol)
+    md.cells[index_of(md, f1)].cell_type = "markdown"
+    md.cells[index_of(md, f1)].pop("outputs", None)
+    md.cells[index_of(md, f1)].pop("execution_count", None)
+    put("markdown", md, exp=total)
+    (folder / "missing" / A).mkdir(parents=True)
+    expected["missing"] = 0.0
+    put("renamed", sol, name="my_copy.ipynb", exp=0.0)
+    (folder / "renamed" / A / "notes.txt").write_text("extra file")
+    # warnings on stderr, megabytes of output, and code that behaves differently under
+    # NBGRADER_EXECUTION, all in one otherwise correct submission: full marks
+    noisy = with_body_prefix(
+        sol, f1, "import os, warnings\nwarnings.warn('this path is slow', UserWarning)\n"
+        "warnings.warn('old API', DeprecationWarning, stacklevel=2)\n"
+        "print('NBGRADER_EXECUTION =', os.environ.get('NBGRADER_EXECUTION'))\n"
+        "if os.environ.get('NBGRADER_EXECUTION') != 'autograde':\n    return -1")
+    put("noisy", with_cell_suffix(noisy, f2, "print('x' * 3_000_000)\nfor i in range(20000):\n"
+                                  "    print(i)"), exp=total)
+    return expected
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    base = tmp_path_factory.mktemp("class")
+    course = base / "course"
+    (course / "solutions").mkdir(parents=True)
+    import shutil
+    shutil.copytree(SOLUTIONS / A, course / "solutions" / A)
+    subs = base / "submissions"
+    expected = build_class(subs)
+    opts = ag.Options(A, subs, course, jobs=2, cell_timeout=CELL_TIMEOUT, quiet=True)
+    out = ag.autograde(opts)
+    scores = {r["student"]: r["score"] for r in out.rows}
+    return {"course": course, "subs": subs, "expected": expected, "out": out,
+            "scores": scores, "opts": opts}
+
+
+def autograded(course: Path, student: str):
+    return nbformat.read(course / "grading" / "autograded" / student / A / NB, as_version=4)
+
+
+def cell_score(course: Path, student: str, grade_id: str) -> float:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}") as gb:
+        return gb.find_grade(grade_id, A, A, student).score
+
+
+# ---------------------------------------------------------------- the whole batch
+
+def test_every_student_gets_the_expected_grade(graded_class):
+    exp, got = graded_class["expected"], graded_class["scores"]
+    assert set(got) == set(exp), f"graded {sorted(got)}, submitted {sorted(exp)}"
+    wrong = {s: (got[s], e) for s, e in exp.items() if e is not None and got[s] != e}
+    assert not wrong, f"(got, expected) per student: {wrong}\n{graded_class['out'].problems}"
+
+
+def test_gradebook_is_intact_and_nbgrader_reads_it(graded_class, tmp_path):
+    course = graded_class["course"]
+    db = sqlite3.connect(course / "grading" / "gradebook.db")
+    assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
+    db.close()
+    proc = nbgrader("export", f"--to={tmp_path / 'export.csv'}", root=course, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import csv
+    rows = {r["student_id"]: float(r["score"]) for r in csv.DictReader(open(tmp_path / "export.csv"))}
+    assert rows == graded_class["scores"]
+    ours = {r["student_id"]: float(r["score"])
+            for r in csv.DictReader(open(course / "grading" / "grades.csv"))}
+    assert ours == rows
+
+
+def test_infinite_loop_times_out_and_the_rest_is_graded(graded_class):
+    course = graded_class["course"]
+    t1 = first_test_using(solution_cells()[0])
+    assert cell_score(course, "loop", t1) == 0
+    errors = {o.get("ename") for c in autograded(course, "loop").cells for o in c.get("outputs", [])
+              if o.get("output_type") == "error"}
+    assert "CellTimeoutError" in errors or "KeyboardInterrupt" in errors, errors
+    others = [g for g in graded_cells() if g != t1]
+    assert all(cell_score(course, "loop", g) == graded_cells()[g] for g in others)
+
+
+@pytest.mark.parametrize("student", ["exit", "segfault"])
+def test_dead_kernel_keeps_earlier_scores(graded_class, student):
+    course = graded_class["course"]
+    after = later_tests(solution_cells()[-1])
+    for g, pts in graded_cells().items():
+        assert cell_score(course, student, g) == (0 if g in after else pts), g
+    errors = [o.get("ename") for c in autograded(course, student).cells
+              for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert "KernelDied" in errors
+
+
+@pytest.mark.parametrize("student,words", [
+    ("notjson", "not valid JSON"), ("notnotebook", "not a notebook"),
+    ("duplicate_id", "more than once"), ("schema", "schema_version")])
+def test_bad_notebook_is_reported_for_that_student(graded_class, student, words):
+    problems = graded_class["out"].problems
+    assert student in problems and any(words in p for p in problems[student]), problems.get(student)
+    assert graded_class["scores"][student] == 0
+
+
+def test_edited_test_cell_is_restored(graded_class):
+    nb = autograded(graded_class["course"], "edited_test")
+    t1 = first_test_using(solution_cells()[0])
+    assert nb.cells[index_of(nb, t1)].source == solution().cells[index_of(solution(), t1)].source
+
+
+def test_deleted_test_cell_is_restored_and_graded(graded_class):
+    nb = autograded(graded_class["course"], "deleted_test")
+    t1 = first_test_using(solution_cells()[0])
+    assert any(meta(c).get("grade_id") == t1 for c in nb.cells)
+    assert cell_score(graded_class["course"], "deleted_test", t1) == graded_cells()[t1]
+
+
+def test_solution_cell_turned_markdown_is_restored(graded_class):
+    nb = autograded(graded_class["course"], "markdown")
+    assert nb.cells[index_of(nb, solution_cells()[0])].cell_type == "code"
+
+
+def test_missing_and_renamed_notebooks_score_zero_and_extras_are_ignored(graded_class):
+    course = graded_class["course"]
+    for student in ("missing", "renamed"):
+        assert graded_class["scores"][student] == 0
+        assert not (course / "grading" / "autograded" / student / A / "my_copy.ipynb").exists()
+    state = json.loads((course / "grading" / "reports" / A / "state.json").read_text())
+    assert any("my_copy.ipynb" in n and "ignored" in n for n in state["students"]["renamed"]["notes"])
+
+
+def test_huge_output_is_capped(graded_class):
+    path = graded_class["course"] / "grading" / "autograded" / "noisy" / A / NB
+    assert path.stat().st_size < 1_000_000, f"autograded notebook is {path.stat().st_size} bytes"
+    assert "capped" in path.read_text() or "truncated" in path.read_text().lower()
+
+
+def test_grading_mode_is_set_as_nbgrader_sets_it(graded_class):
+    text = json.dumps(autograded(graded_class["course"], "noisy").cells)
+    assert "NBGRADER_EXECUTION = autograde" in text
+
+
+def test_no_worker_or_kernel_left_running(graded_class):
+    import psutil
+    me = psutil.Process()
+    left = [p for p in me.children(recursive=True) if p.is_running()
+            and p.status() != psutil.STATUS_ZOMBIE]
+    assert not left, [p.cmdline() for p in left]
+
+
+# ---------------------------------------------------------------- feedback and reports
+
+def test_feedback_hides_hidden_tests_code_by_default(graded_class):
+    course = graded_class["course"]
+    hidden_lines = []
+    for c in solution().cells:
+        region = hidden_region(c.source) if meta(c).get("grade") else None
+        if region:
+            lines = c.source.splitlines()[region[0]:region[1] - 1]
+            hidden_lines += [ln.strip() for ln in lines if len(ln.strip()) > 12]
+    assert hidden_lines, "the notebook has no hidden tests to hide"
+    import html
+    for student in ("solution", "blank", "loop"):
+        text = html.unescape((course / "grading" / "feedback" / student / A / f"{A}.html").read_text())
+        shown = [ln for ln in hidden_lines if ln in text]
+        assert not shown, f"{student}'s feedback shows hidden test code: {shown[:2]}"
+        assert "hidden tests" in text
+
+
+def test_hide_preprocessor_names_the_failed_hidden_test():
+    cell = nbformat.v4.new_code_cell(
+        '"""t"""\nassert f(1) == 1\n### BEGIN HIDDEN TESTS\nassert f(2) == 2\n'
+        'assert f(0) == 0, "zero is its own image"\n### END HIDDEN TESTS',
+        metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}})
+    cell.outputs = [nbformat.v4.new_output(
+        "error", ename="AssertionError", evalue="zero is its own image",
+        traceback=["\x1b[0;31mAssertionError\x1b[0m  Traceback (most recent call last)",
+                   "Cell \x1b[0;32mIn[4], line 5\x1b[0m\n      3 ### BEGIN HIDDEN TESTS\n"
+                   "      4 assert f(2) == 2\n----> 5 assert f(0) == 0, \"zero is its own image\"",
+                   "\x1b[0;31mAssertionError\x1b[0m: zero is its own image"])]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    out, _ = HideHiddenTests().preprocess(nb, {})
+    c = out.cells[0]
+    assert "f(2)" not in c.source and "f(0)" not in c.source and "assert f(1) == 1" in c.source
+    assert c.outputs[0].traceback == ["Hidden test 2 of 2 failed",
+                                      "AssertionError: zero is its own image"]
+
+
+def test_item_report_counts_full_partial_none(graded_class):
+    out = graded_class["out"]
+    n = len(graded_class["scores"])
+    assert [i["cell"] for i in out.items] == list(graded_cells())
+    for item in out.items:
+        assert item["full"] + item["partial"] + item["none"] == n
+        full = sum(1 for r in out.rows if r["cells"][item["cell"]] == item["points"])
+        assert item["full"] == full
+    reports = graded_class["course"] / "grading" / "reports" / A
+    assert (reports / "items.png").read_bytes()[:4] == b"\x89PNG"
+    assert (reports / "items.csv").read_text().splitlines()[0] == "cell,points,full,partial,none,mean"
+
+
+def test_rerun_regrades_only_changed_submissions(graded_class):
+    subs, opts = graded_class["subs"], graded_class["opts"]
+    before = dict(graded_class["scores"])
+    out = ag.autograde(opts)
+    assert out.graded == [] and sorted(out.unchanged) == sorted(before)
+    assert {r["student"]: r["score"] for r in out.rows} == before
+    nbformat.write(solution(), str(subs / "blank" / A / NB))  # blank hands in a full answer
+    out = ag.autograde(opts)
+    assert out.graded == ["blank"], out.graded
+    after = {r["student"]: r["score"] for r in out.rows}
+    assert after["blank"] == sum(graded_cells().values())
+    assert {s: v for s, v in after.items() if s != "blank"} == \
+        {s: v for s, v in before.items() if s != "blank"}
+    graded_class["scores"] = after
+
+
+def test_hidden_flag_chooses_the_feedback_preprocessors(tmp_path):
+    from grading.grade_worker import load_config
+
+    hide = load_config(tmp_path, "hide").GenerateFeedback.preprocessors
+    show = load_config(tmp_path, "show").GenerateFeedback.preprocessors
+    assert HideHiddenTests in hide and HideHiddenTests not in show
+    proc = run_cli(A, str(tmp_path), "--hidden", "everything")
+    assert proc.returncode == 2 and "HIDDEN=hide" in proc.stderr, proc.stderr
+
+
+# ---------------------------------------------------------------- import and usage errors
+
+def test_zip_with_student_ids_in_file_names(tmp_path):
+    z = tmp_path / "lms.zip"
+    data = nbformat.writes(solution()).encode()
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr(f"ada_{A}.ipynb", data)
+        zf.writestr(f"bob_1234_5678_{A}-1.ipynb", data)
+        zf.writestr("bob_1234_5678_notes.txt", b"hi")
+        zf.writestr("cy_something_else.ipynb", data)
+    students, problems = read_zip(z, A, [NB])
+    assert sorted(students) == ["ada", "bob", "cy"]
+    assert list(students["bob"].files) == [NB, "1234_5678_notes.txt"] or NB in students["bob"].files
+    assert NB not in students["cy"].files and students["cy"].notes
+
+
+def test_zip_without_student_ids_is_a_clear_error(tmp_path):
+    z = tmp_path / "lms.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("nounderscore.ipynb", b"{}")
+    with pytest.raises(SubmissionsError, match="no student ids recognised.*PATTERN"):
+        read_zip(z, A, [NB])
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, str(REPO / "grading" / "autograde.py"), *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+
+
+@pytest.mark.parametrize("args,words", [
+    ((), "no ASSIGNMENT"),
+    ((A,), "no SUBMISSIONS"),
+    ((A, "/nonexistent/class.zip"), "no such folder or zip"),
+    (("99_nope", "."), "unknown assignment '99_nope'"),
+])
+def test_usage_errors_name_the_problem_and_the_fix(args, words):
+    proc = run_cli(*args)
+    assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+
+
+def test_warnings_on_stderr_keep_full_marks(graded_class):
+    assert graded_class["scores"]["noisy"] == sum(graded_class_total().values())
+
+
+def graded_class_total() -> dict[str, float]:
+    return graded_cells()
