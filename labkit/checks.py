@@ -8,13 +8,13 @@ from typing import Any
 def _to_numpy(x: Any):
     import numpy as np
 
-    if hasattr(x, "detach"):  # torch
+    if hasattr(x, "asnumpy"):  # mxnet (its NDArray has a .detach too)
+        return x.asnumpy()
+    if type(x).__module__.startswith("torch"):
         x = x.detach().cpu()
         if str(x.dtype) in ("torch.bfloat16", "torch.float16"):
             x = x.float()
         return x.numpy()
-    if hasattr(x, "asnumpy"):  # mxnet
-        return x.asnumpy()
     return np.asarray(x)
 
 

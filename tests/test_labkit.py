@@ -161,6 +161,18 @@ def test_check_helpers_teach():
     checks.check_close(torch.tensor([1.0], dtype=torch.bfloat16), [1.0], "bf16 is compared as float")
 
 
+def test_checks_accept_mxnet_arrays(capsys):
+    if not devices.has_mxnet():
+        pytest.skip(devices.mxnet_status()[1])
+    import mxnet as mx
+
+    a = mx.nd.array([1.0, 2.0], ctx=mx.cpu(1))
+    assert checks.compare(a, torch.tensor([1.0, 2.0])) == "exact"
+    checks.check_equal(a, [1.0, 2.0], "mxnet vs list")
+    with pytest.raises(AssertionError, match="expected"):
+        checks.check_close(a, np.array([1.0, 5.0]), "mxnet")
+
+
 def test_interactive_figure_redraws_and_has_a_static_copy():
     def draw(fig, n, log):
         ax = fig.add_subplot()
