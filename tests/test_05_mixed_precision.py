@@ -36,7 +36,7 @@ def test_scale_explorer_redraws_when_a_control_moves(namespace):
 
 
 def test_learner_scaler_matches_gradscaler_in_the_widget_patterns(namespace):
-    flags = namespace["overflow_flags"]("every 100 steps")
+    flags = namespace["PATTERNS"]["every 100 steps"]
     kwargs = dict(growth_interval=10, backoff_factor=0.25)
     assert namespace["learner_scales"](flags, **kwargs) == namespace["gradscaler_scales"](flags, **kwargs)
 
