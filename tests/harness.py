@@ -30,6 +30,7 @@ class Variant:
     cell: str
     loses: list[str]
     code: str
+    region: int = 1
 
     @property
     def student(self) -> str:
@@ -60,12 +61,14 @@ def load_variants(assignment: str) -> list[Variant]:
     folder = VARIANTS / assignment
     found = []
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        header, code_lines, cell, loses = True, [], None, []
+        header, code_lines, cell, loses, region = True, [], None, [], 1
         for line in path.read_text().splitlines():
-            m = re.match(r"^# (cell|loses):\s*(.*)$", line) if header else None
+            m = re.match(r"^# (cell|loses|region):\s*(.*)$", line) if header else None
             if m:
                 if m.group(1) == "cell":
                     cell = m.group(2).strip()
+                elif m.group(1) == "region":
+                    region = int(m.group(2))
                 else:
                     loses = m.group(2).split()
                 continue
@@ -73,7 +76,8 @@ def load_variants(assignment: str) -> list[Variant]:
             code_lines.append(line)
         if not cell:
             raise ValueError(f"{path}: first lines must include '# cell: <grade_id>'")
-        found.append(Variant(assignment, path.stem, cell, loses, "\n".join(code_lines).strip("\n")))
+        code = "\n".join(code_lines).strip("\n")
+        found.append(Variant(assignment, path.stem, cell, loses, code, region))
     return found
 
 
@@ -89,12 +93,13 @@ def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode
         lines = cell.source.splitlines()
         starts = [i for i, ln in enumerate(lines) if ln.strip() == BEGIN]
         ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
-        if len(starts) != 1 or len(ends) != 1:
-            raise ValueError(f"variant {variant.name}: cell {variant.cell} needs exactly one "
-                             "solution region to replace")
-        indent = lines[starts[0]][: len(lines[starts[0]]) - len(lines[starts[0]].lstrip())]
+        if len(starts) != len(ends) or not 1 <= variant.region <= len(starts):
+            raise ValueError(f"variant {variant.name}: cell {variant.cell} has {len(starts)} "
+                             f"solution regions; '# region: {variant.region}' names none of them")
+        start, end = starts[variant.region - 1], ends[variant.region - 1]
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
         body = [(indent + ln) if ln.strip() else "" for ln in variant.code.splitlines()]
-        cell.source = "\n".join(lines[: starts[0]] + body + lines[ends[0] + 1:])
+        cell.source = "\n".join(lines[:start] + body + lines[end + 1:])
         return nb
     raise ValueError(f"variant {variant.name}: no cell with grade_id {variant.cell!r}")
 
