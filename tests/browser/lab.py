@@ -400,10 +400,40 @@ WIDGET_PROBLEMS = r"""
   if (text.includes('Loading widget...') || text.includes('Error displaying widget'))
     return where + ': shows ' + JSON.stringify(text.slice(0, 200));
   const out = root.querySelector('.jp-OutputArea-output');
+  // A widget the kernel closed (a finished tqdm bar) leaves its output hidden and empty.
+  if (out && out.classList.contains('lm-mod-hidden')) return null;
   if (!out || !out.querySelector('.jupyter-widgets'))
     return where + ': no widget view, only ' + JSON.stringify(text.slice(0, 200));
   return null;
 }).filter((x) => x)
+"""
+
+
+# Where the notebook's last cell ends, with the notebook scrolled to its top.
+NOTEBOOK_BOTTOM = r"""
+(path) => {
+  const panel = window.__course.panels[path];
+  const outer = panel.node.querySelector('.jp-WindowedPanel-outer');
+  if (outer) outer.scrollTop = 0;
+  const cells = panel.content.widgets;
+  return cells.length ? cells[cells.length - 1].node.getBoundingClientRect().bottom : 0;
+}
+"""
+
+
+# Scroll the notebook down by one window (less an overlap) and say where its last cell
+# ends now; 0 when the last cell is already in view.
+NOTEBOOK_SCROLL_ON = r"""
+(path) => {
+  const panel = window.__course.panels[path];
+  const outer = panel.node.querySelector('.jp-WindowedPanel-outer');
+  const cells = panel.content.widgets;
+  if (!outer || !cells.length) return 0;
+  const last = cells[cells.length - 1].node;
+  if (last.getBoundingClientRect().bottom <= window.innerHeight) return 0;
+  outer.scrollTop = outer.scrollTop + outer.clientHeight - 200;
+  return last.getBoundingClientRect().bottom;
+}
 """
 
 
@@ -439,28 +469,42 @@ class Lab:
             locator.scroll_into_view_if_needed(timeout=10_000)
             locator.screenshot(path=str(path), timeout=30_000)
         elif full_notebook is not None:
-            self._screenshot_notebook(full_notebook, path)
+            more = self._screenshot_notebook(full_notebook, path)[1:]
+            self.shots.extend(more)
         else:
             self.page.screenshot(path=str(path), timeout=30_000)
         self.shots.append(path)
         return path
 
-    def _screenshot_notebook(self, nb_path: str, path: Path) -> None:
-        """The whole notebook in one picture: grow the window to the notebook's height."""
+    def _screenshot_notebook(self, nb_path: str, path: Path, cap: int = 15000) -> list[Path]:
+        """The whole notebook: grow the window until the last cell fits (or to ``cap`` pixels,
+        then further pictures NAME__part2.png, ... scrolled down)."""
         page, size = self.page, self.page.viewport_size
-        height = page.evaluate(
-            """(p) => { const panel = window.__course.panels[p];
-                        const outer = panel.node.querySelector('.jp-WindowedPanel-outer');
-                        if (!outer) return 0; outer.scrollTop = 0;
-                        return outer.scrollHeight + outer.getBoundingClientRect().top; }""",
-            nb_path)
+        shots = [path]
         try:
-            page.set_viewport_size({"width": size["width"],
-                                    "height": int(min(max(size["height"], height + 40), 16000))})
-            page.wait_for_timeout(500)
+            height = size["height"]
+            for _ in range(6):  # cells measure their real height once they are in view
+                bottom = page.evaluate(NOTEBOOK_BOTTOM, nb_path)
+                wanted = int(min(max(size["height"], bottom + 40), cap))
+                if wanted <= height:
+                    break
+                height = wanted
+                page.set_viewport_size({"width": size["width"], "height": height})
+                page.wait_for_timeout(400)
             page.screenshot(path=str(path), timeout=60_000)
+            for part in range(2, 6):
+                bottom = page.evaluate(NOTEBOOK_SCROLL_ON, nb_path)
+                if not bottom:
+                    break
+                page.set_viewport_size({"width": size["width"],
+                                        "height": int(min(max(size["height"], bottom + 40), cap))})
+                page.wait_for_timeout(600)
+                shots.append(path.with_name(f"{path.stem}__part{part}.png"))
+                page.screenshot(path=str(shots[-1]), timeout=60_000)
         finally:
+            page.evaluate(NOTEBOOK_BOTTOM, nb_path)
             page.set_viewport_size(size)
+        return shots
 
     # -- notebooks -------------------------------------------------------------------
     def open(self, nb_path: str) -> str:
@@ -535,7 +579,7 @@ class Lab:
     def top_level_widgets(self, nb_path: str):
         """Locators of the widget views shown in cell outputs, labkit's widgets first."""
         views = self.page.locator(f'[data-course-path="{nb_path}"] [data-course-widget] '
-                                  "> .jp-OutputArea-output > .jupyter-widgets")
+                                  "> .jp-OutputArea-output:not(.lm-mod-hidden) > .jupyter-widgets")
         found = [views.nth(i) for i in range(views.count())]
         return sorted(found, key=lambda v: "labkit-widget" not in (v.get_attribute("class") or ""))
 

@@ -64,7 +64,8 @@ def test_widgets_render_and_respond(ran: NotebookRun, lab: Lab):
     assert not problems, f"{ran.path}: widgets that did not render:\n" + "\n".join(problems)
 
     roots = lab.top_level_widgets(ran.path)
-    assert roots, f"{ran.path}: widget outputs are there but no widget view was found in them"
+    assert roots, (f"{ran.path}: every widget output was closed by the kernel (finished "
+                   "progress bars?); no interactive widget is left on screen")
     report, responded = [], 0
     for i, root in enumerate(roots, start=1):
         changed, tried = lab.interact(root)
