@@ -51,7 +51,7 @@ def chromium_missing_message() -> str | None:
     if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):
         return None
     return (f"Chromium not found at {CHROMIUM}: the browser tests need Debian's Chromium; "
-            "install it with: sudo apt-get update && sudo apt-get install -y chromium")
+            "install it with: sudo apt-get update && sudo apt-get install chromium")
 
 
 def discover_notebooks(repo: Path = REPO) -> list[str]:
@@ -308,14 +308,28 @@ PAGE_HELPERS = r"""
     };
   });
   // Run All, then carry on below each cell that raised (Run All stops at the first error).
+  // Run All's promise settles at the first error while the kernel still aborts the queued
+  // cells: wait until the kernel is idle and no cell is queued before going on.
   course.startRun = (path) => {
     const panel = course.panels[path];
     const state = course.runs[path] = { done: false, error: null, passes: 0 };
+    const busy = () => course.kernelStatus(path) !== 'idle' || panel.content.widgets.some(
+      (c) => c.model.type === 'code' && c.model.executionState === 'running');
+    const settle = async () => {
+      for (let quiet = 0; quiet < 4;) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        quiet = busy() ? 0 : quiet + 1;
+      }
+    };
+    const command = async (id) => {
+      state.passes += 1;
+      try { await app.commands.execute(id); } catch (e) { /* a cell raised: seen below */ }
+      await settle();
+    };
     (async () => {
       try {
         app.shell.activateById(panel.id);
-        await app.commands.execute('notebook:run-all-cells');
-        state.passes = 1;
+        await command('notebook:run-all-cells');
         let last = -1;
         for (;;) {
           const cells = panel.content.widgets;
@@ -327,10 +341,9 @@ PAGE_HELPERS = r"""
           }
           if (next < 0) break;
           last = next;
-          state.passes += 1;
           app.shell.activateById(panel.id);
           panel.content.activeCellIndex = next;
-          await app.commands.execute('notebook:run-all-below');
+          await command(next === cells.length - 1 ? 'notebook:run-cell' : 'notebook:run-all-below');
         }
       } catch (e) {
         state.error = String((e && e.stack) || e);
