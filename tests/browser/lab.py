@@ -521,6 +521,8 @@ class Lab:
 
     # -- notebooks -------------------------------------------------------------------
     def open(self, nb_path: str) -> str:
+        if self.page.locator(".jp-Dialog").count():  # left over by a failed test
+            self.page.keyboard.press("Escape")
         self.page.evaluate(PAGE_HELPERS)
         panel_id = self.page.evaluate("(p) => window.__course.open(p)", nb_path)
         self.wait_kernel_idle(nb_path, 120)
