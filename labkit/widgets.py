@@ -25,30 +25,16 @@ def figure_png(fig, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
-class _WithStaticCopy(widgets.VBox):
-    """A VBox whose display bundle also holds a static copy (image/png or text/html)."""
+class _ControlledView(widgets.VBox):
+    """Controls above a view that ``refresh`` redraws whenever a control changes.
 
-    def _static_bundle(self) -> dict:
-        return {}
+    Its display bundle also holds a static copy of the view (``_static_bundle``).
+    """
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs) or {}
-        bundle.update(self._static_bundle())
-        return bundle
-
-
-class FigureWidget(_WithStaticCopy):
-    """Controls above a matplotlib figure that is redrawn whenever a control changes."""
-
-    def __init__(self, draw: Callable, controls: dict, figsize=(7.0, 3.5), dpi: int = 100):
-        from matplotlib.figure import Figure
-
-        self._draw, self.controls, self._figsize, self._dpi = draw, dict(controls), figsize, dpi
-        self._Figure = Figure
-        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
-        self.image.add_class("labkit-figure")
+    def __init__(self, view: widgets.Widget, controls: dict):
+        self.controls = dict(controls)
         bar = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        super().__init__([bar, self.image])
+        super().__init__([bar, view])
         self.add_class("labkit-widget")
         for control in self.controls.values():
             control.observe(self.refresh, names="value")
@@ -60,6 +46,30 @@ class FigureWidget(_WithStaticCopy):
         return {name: c.value for name, c in self.controls.items()}
 
     def refresh(self, *_) -> None:
+        """Redraw the view from the current control values."""
+        raise NotImplementedError
+
+    def _static_bundle(self) -> dict:
+        return {}
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle.update(self._static_bundle())
+        return bundle
+
+
+class FigureWidget(_ControlledView):
+    """Controls above a matplotlib figure that is redrawn whenever a control changes."""
+
+    def __init__(self, draw: Callable, controls: dict, figsize=(7.0, 3.5), dpi: int = 100):
+        from matplotlib.figure import Figure
+
+        self._draw, self._figsize, self._dpi, self._Figure = draw, figsize, dpi, Figure
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        self.image.add_class("labkit-figure")
+        super().__init__(self.image, controls)
+
+    def refresh(self, *_) -> None:
         """Redraw the figure from the current control values."""
         fig = self._Figure(figsize=self._figsize)
         self._draw(fig, **self.values)
@@ -69,24 +79,14 @@ class FigureWidget(_WithStaticCopy):
         return {"image/png": base64.b64encode(self.image.value).decode("ascii")}
 
 
-class HTMLWidget(_WithStaticCopy):
+class HTMLWidget(_ControlledView):
     """Controls above an HTML view produced by ``render(**values) -> str``."""
 
     def __init__(self, render: Callable[..., str], controls: dict):
-        self._render, self.controls = render, dict(controls)
+        self._render = render
         self.html = widgets.HTML()
         self.html.add_class("labkit-html")
-        bar = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        super().__init__([bar, self.html])
-        self.add_class("labkit-widget")
-        for control in self.controls.values():
-            control.observe(self.refresh, names="value")
-        self.refresh()
-
-    @property
-    def values(self) -> dict:
-        """The current value of every control, by name."""
-        return {name: c.value for name, c in self.controls.items()}
+        super().__init__(self.html, controls)
 
     def refresh(self, *_) -> None:
         """Re-render the HTML from the current control values."""
