@@ -1,6 +1,8 @@
-"""The timeline widget of 01_async_execution renders and redraws when a control moves."""
+"""01_async_execution: the timeline widget redraws; a half-built engine fails fast instead of hanging."""
 
 from __future__ import annotations
+
+import time
 
 import nbformat
 import pytest
@@ -36,3 +38,26 @@ def test_timeline_widget_renders_and_redraws(tmp_path):
     assert any("widget ok" in o.get("text", "") for o in outputs), outputs
     shown = nb.cells[upto].outputs
     assert any("image/png" in o.get("data", {}) for o in shown), "the widget cell shows no PNG"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("region", [2, 3])
+def test_engine_half_built_fails_fast_with_not_implemented(tmp_path, monkeypatch, region):
+    """A learner who has written push but not _finish (or wait_for) sees NotImplementedError, never a hang."""
+    pytest.importorskip("mxnet")
+    from tests.harness import Variant, error_names, inject
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb = inject(nb, Variant("01_async_execution", f"stub{region}", "engine", [],
+                            "raise NotImplementedError()", region))
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    took = time.perf_counter() - start
+    errors = error_names(nb)
+    engine_tests = {"test_engine_async", "test_engine_order", "test_engine_errors"}
+    failed = {nb.cells[i].metadata.get("nbgrader", {}).get("grade_id") for i, _, _ in errors}
+    assert all(name == "NotImplementedError" for _, name, _ in errors), errors
+    assert engine_tests <= failed, f"every engine test should fail, failed: {failed}"
+    assert took < 90, f"the notebook took {took:.0f} s: did a wait hang until a timeout?"

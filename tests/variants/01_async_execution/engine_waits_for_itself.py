@@ -1,4 +1,5 @@
 # cell: engine
+# region: 1
 # loses: test_engine_order
 deps = set()
 for var in reads:

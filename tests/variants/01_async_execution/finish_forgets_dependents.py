@@ -1,0 +1,9 @@
+# cell: engine
+# region: 2
+# loses: test_engine_order
+if error is not None:
+    self._errors.append(error)
+op.done = True
+for var in op.writes:
+    self._writing[var] -= 1
+self._unfinished -= 1

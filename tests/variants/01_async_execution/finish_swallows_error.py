@@ -1,0 +1,11 @@
+# cell: engine
+# region: 2
+# loses: test_engine_errors
+op.done = True
+for var in op.writes:
+    self._writing[var] -= 1
+self._unfinished -= 1
+for d in op.dependents:
+    d.waiting -= 1
+    if d.waiting == 0:
+        self._ready.append(d)
