@@ -76,7 +76,10 @@ class Worker:
         for kind in ("submitted", "autograded", "feedback"):
             shutil.rmtree(self.root / "grading" / kind / student, ignore_errors=True)
         sub = self.root / "grading" / "submitted" / student / a
-        shutil.copytree(src, sub)
+        if Path(src).is_dir():
+            shutil.copytree(src, sub)
+        else:  # nothing usable was handed in (e.g. only a renamed notebook)
+            sub.mkdir(parents=True)
         notes, errors = [], []
         for name in self.expected:
             path = sub / name

@@ -150,6 +150,7 @@ def build_class(folder: Path) -> dict[str, float | None]:
     expected["missing"] = 0.0
     put("renamed", sol, name="my_copy.ipynb", exp=0.0)
     (folder / "renamed" / A / "notes.txt").write_text("extra file")
+    put("renamed_alone", sol, name="homework.ipynb", exp=0.0)  # nothing else handed in
     # warnings on stderr, megabytes of output, and code that behaves differently under
     # NBGRADER_EXECUTION, all in one otherwise correct submission: full marks
     noisy = with_body_prefix(
@@ -264,11 +265,14 @@ def test_solution_cell_turned_markdown_is_restored(graded_class):
 
 def test_missing_and_renamed_notebooks_score_zero_and_extras_are_ignored(graded_class):
     course = graded_class["course"]
-    for student in ("missing", "renamed"):
+    for student in ("missing", "renamed", "renamed_alone"):
         assert graded_class["scores"][student] == 0
         assert not (course / "grading" / "autograded" / student / A / "my_copy.ipynb").exists()
     state = json.loads((course / "grading" / "reports" / A / "state.json").read_text())
     assert any("my_copy.ipynb" in n and "ignored" in n for n in state["students"]["renamed"]["notes"])
+    alone = state["students"]["renamed_alone"]
+    assert any("not submitted" in n for n in alone["notes"]), alone
+    assert not alone.get("errors"), f"a renamed notebook is missing work, not a grader failure: {alone}"
 
 
 def test_huge_output_is_capped(graded_class):
