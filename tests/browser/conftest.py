@@ -6,7 +6,9 @@ test-artifacts/screenshots/, and the terminal summary says where.
 
 from __future__ import annotations
 
+import os
 import time
+import warnings
 
 import pytest
 
@@ -25,6 +27,10 @@ from tests.browser.lab import (
 _SESSION_START = time.time()
 
 
+class ScreenshotsWritten(UserWarning):
+    """Where this run's screenshots are (the way a pytest-xdist worker can say it)."""
+
+
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory):
     """The course's JupyterLab on a scratch copy of the course, open in headless Chromium."""
@@ -41,7 +47,7 @@ def lab(tmp_path_factory):
         old.unlink()
     workdir = tmp_path_factory.mktemp("lab")
     server = LabServer(scratch_course(workdir / "course"), workdir)
-    playwright = browser = None
+    playwright = browser = lab = None
     try:
         server.start()
         playwright = sync_playwright().start()
@@ -62,6 +68,17 @@ def lab(tmp_path_factory):
                     playwright.stop()
             finally:
                 server.stop()
+                _say_where_screenshots_are(lab)
+
+
+def _say_where_screenshots_are(lab: Lab | None) -> None:
+    """Under pytest-xdist the controller never loads this conftest, so its terminal summary
+    hook below does not run: a worker says it with a warning, shown in the warnings summary."""
+    if lab is None or not lab.shots or not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    warnings.warn(ScreenshotsWritten(
+        f"{len(lab.shots)} browser screenshots (each notebook after Run All, each widget after "
+        f"a control moved, Validate, nbgrader panels) in {SCREENSHOTS}/"), stacklevel=1)
 
 
 def pytest_terminal_summary(terminalreporter):
