@@ -37,6 +37,9 @@ def _ring_step_then_fail(rank, world_size, folder):
     child = subprocess.Popen(["sleep", "300"])  # something the worker started itself
     Path(folder, f"{rank}.pids").write_text(f"{os.getpid()} {child.pid}")
     if rank == 1:
+        deadline = time.monotonic() + 30  # fail only once every rank is up and has its child
+        while len(list(Path(folder).glob("*.pids"))) < world_size and time.monotonic() < deadline:
+            time.sleep(0.05)
         raise ValueError("rank 1 fails in the middle of the ring")
     buf = torch.zeros(4)
     dist.recv(buf, (rank - 1) % world_size)  # never satisfied: its left neighbour is dead or waiting
