@@ -44,3 +44,10 @@ c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
 
+
+# The exchange that nbgrader's Assignment List panel reads (release_assignment puts
+# assignments there, learners fetch and submit through it). Kept inside the course,
+# git-ignored, and created here so the panel never reports a missing exchange.
+exchange = work / "exchange"
+exchange.mkdir(parents=True, exist_ok=True)
+c.Exchange.root = str(exchange)
