@@ -1,34 +1,22 @@
 """One JupyterLab server and one headless Chromium for the whole browser suite.
 
 Both are shut down at the end of the run, also when a test fails. Screenshots land in
-test-artifacts/screenshots/, and the terminal summary says where.
+test-artifacts/screenshots/; the terminal summary (tests/conftest.py) says where.
 """
 
 from __future__ import annotations
 
-import os
-import time
-import warnings
-
 import pytest
 
 from tests.browser.lab import (
-    ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
-    REPO,
     SCREENSHOTS,
     Lab,
     LabServer,
     chromium_missing_message,
     scratch_course,
 )
-
-_SESSION_START = time.time()
-
-
-class ScreenshotsWritten(UserWarning):
-    """Where this run's screenshots are (the way a pytest-xdist worker can say it)."""
 
 
 @pytest.fixture(scope="session")
@@ -68,28 +56,3 @@ def lab(tmp_path_factory):
                     playwright.stop()
             finally:
                 server.stop()
-                _say_where_screenshots_are(lab)
-
-
-def _say_where_screenshots_are(lab: Lab | None) -> None:
-    """Under pytest-xdist the controller never loads this conftest, so its terminal summary
-    hook below does not run: a worker says it with a warning, shown in the warnings summary."""
-    if lab is None or not lab.shots or not os.environ.get("PYTEST_XDIST_WORKER"):
-        return
-    warnings.warn(ScreenshotsWritten(
-        f"{len(lab.shots)} browser screenshots (each notebook after Run All, each widget after "
-        f"a control moved, Validate, nbgrader panels) in {SCREENSHOTS}/"), stacklevel=1)
-
-
-def pytest_terminal_summary(terminalreporter):
-    """Say where this run's screenshots are (written by whichever worker ran the browser)."""
-    if not SCREENSHOTS.is_dir():
-        return
-    shots = sorted(p for p in SCREENSHOTS.glob("*.png") if p.stat().st_mtime >= _SESSION_START)
-    if not shots:
-        return
-    terminalreporter.section("browser screenshots")
-    terminalreporter.write_line(f"{len(shots)} screenshots in {SCREENSHOTS.relative_to(REPO)}/ "
-                                f"(under {ARTIFACTS}):")
-    for shot in shots:
-        terminalreporter.write_line(f"  {shot.name}")
