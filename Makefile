@@ -44,7 +44,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check labkit grading tests benchmarks
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 release: $(STAMP)
 	$(BIN)/python grading/release.py $(NB)

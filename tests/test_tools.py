@@ -27,7 +27,9 @@ def test_nbbuild_round_trip_of_every_solution():
     for name in assignments():
         nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
         again = nbbuild.build(nbbuild.export(nb), name=name)
-        assert [c.source for c in again.cells] == [c.source for c in nb.cells], name
+        # The draft form does not keep trailing blank lines; nothing else may change.
+        assert ([c.source.rstrip("\n") for c in again.cells]
+                == [c.source.rstrip("\n") for c in nb.cells]), name
         for a, b in zip(again.cells, nb.cells):
             meta_a = a.metadata.get("nbgrader", {})
             meta_b = {k: v for k, v in b.metadata.get("nbgrader", {}).items() if k != "checksum"}
