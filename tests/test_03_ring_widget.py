@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbformat
 import pytest
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "solutions" / "03_allreduce" / "03_allreduce.ipynb"
+from tests.harness import notebook_namespace
 
 
 @pytest.fixture(scope="module")
 def ns():
     """The notebook's namespace after its cells up to the widget, plus the ring_allreduce_sim solution."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")]
-    namespace = {"__name__": "notebook_03"}
-    for cell in code:
-        exec(compile(cell.source, f"{NOTEBOOK.name}:{cell.get('id')}", "exec"), namespace)
-        if "ring_stepper = " in cell.source:
-            break
-    sim = next(c for c in code if c.metadata.get("nbgrader", {}).get("grade_id") == "ring_allreduce_sim")
-    exec(compile(sim.source, f"{NOTEBOOK.name}:ring_allreduce_sim", "exec"), namespace)
-    return namespace
+    return notebook_namespace("03_allreduce", until="ring_stepper = ", grade_ids=("ring_allreduce_sim",))
 
 
 def test_stepper_renders_and_redraws(ns):

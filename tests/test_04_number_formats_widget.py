@@ -7,29 +7,21 @@ explorer) from solutions/04_number_formats, in-process; no kernel, no learner fu
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import matplotlib
-import nbformat
 import pytest
+
+from tests.harness import notebook_namespace
 
 matplotlib.use("Agg")
 
-NOTEBOOK = (Path(__file__).resolve().parent.parent / "solutions" / "04_number_formats"
-            / "04_number_formats.ipynb")
 
 
 @pytest.fixture(scope="module")
 def ns():
     """The namespace after running the set-up, quantize and explorer cells."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = [c.source for c in nb.cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
-    wanted = [code[0]] + [src for src in code if "def quantize" in src or "interactive_html(" in src]
-    assert len(wanted) == 3, "expected the set-up, quantize and explorer cells in notebook 04"
-    namespace: dict = {}
-    for src in wanted:
-        exec(compile(src, str(NOTEBOOK), "exec"), namespace)
-    return namespace
+    return notebook_namespace("04_number_formats", containing=("import labkit", "def quantize",
+                                                               "interactive_html("))
 
 
 def test_quantize_matches_torch_on_edge_values(ns):

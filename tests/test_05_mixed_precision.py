@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbformat
 import pytest
 
-NOTEBOOK = (Path(__file__).resolve().parent.parent / "solutions" / "05_mixed_precision"
-            / "05_mixed_precision.ipynb")
+from tests.harness import notebook_namespace
+
 NEEDED = ("import labkit", "def unscale_grads_", "class DynamicLossScaler",
           "def gradscaler_scales", "scale_explorer = interactive_figure")
 
 
 @pytest.fixture(scope="module")
 def namespace():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    ns: dict = {}
-    for cell in nb.cells:
-        if cell.cell_type == "code" and any(key in cell.source for key in NEEDED):
-            exec(compile(cell.source, f"<{cell.get('id', 'cell')}>", "exec"), ns)
-    return ns
+    return notebook_namespace("05_mixed_precision", containing=NEEDED)
 
 
 def test_scale_explorer_redraws_when_a_control_moves(namespace):
