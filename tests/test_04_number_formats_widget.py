@@ -16,7 +16,6 @@ from tests.harness import notebook_namespace
 matplotlib.use("Agg")
 
 
-
 @pytest.fixture(scope="module")
 def ns():
     """The namespace after running the set-up, quantize and explorer cells."""
