@@ -13,6 +13,7 @@ import sys
 import time
 import tomllib
 import urllib.request
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -201,3 +202,21 @@ def test_make_lab_serves_notebooks_with_nbgrader(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_lint_ignores_grading_work_folders():
+    """make lint must stay green after an instructor has graded (git-ignored notebooks there)."""
+    folder = REPO / "grading" / "reports" / "lint-check"
+    folder.mkdir(parents=True, exist_ok=True)
+    bad = folder / "submitted.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import os\nx = 1\nimport sys")]
+    nbformat.write(nb, str(bad))
+    try:
+        ruff = Path(sys.executable).parent / "ruff"
+        proc = subprocess.run([str(ruff), "check", "labkit", "grading", "tests", "benchmarks"],
+                              cwd=REPO, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout[-2000:]
+    finally:
+        bad.unlink()
+        folder.rmdir()
