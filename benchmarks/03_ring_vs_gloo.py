@@ -22,26 +22,18 @@ import statistics
 import sys
 from pathlib import Path
 
-import nbformat
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-NOTEBOOK = ROOT / "solutions" / "03_allreduce" / "03_allreduce.ipynb"
+
+from grading.course import notebook_namespace  # noqa: E402
+
 TARGET = 0.85
 
 
 def solution_ring():
-    """The notebook's ring_allreduce_ function, compiled from its solution cell."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "ring_allreduce_":
-            import torch
-            import torch.distributed as dist
-
-            namespace = {"__name__": "notebook_03_solution", "torch": torch, "dist": dist}
-            exec(compile(cell.source, f"{NOTEBOOK.name}:ring_allreduce_", "exec"), namespace)
-            return namespace["ring_allreduce_"]
-    raise LookupError(f"no cell graded as ring_allreduce_ in {NOTEBOOK}")
+    """The notebook's ring_allreduce_, from its set-up and solution cells."""
+    ns = notebook_namespace("03_allreduce", containing=("import labkit",), grade_ids=("ring_allreduce_",))
+    return ns["ring_allreduce_"]
 
 
 def side_by_side(rank, world_size, ring_fn, nbytes, repeats):

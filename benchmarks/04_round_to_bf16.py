@@ -13,23 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
 import torch
 
-NOTEBOOK = (Path(__file__).resolve().parent.parent / "solutions" / "04_number_formats"
-            / "04_number_formats.ipynb")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from grading.course import notebook_namespace  # noqa: E402
+
 TARGET = 4.0
-
-
-def solution_function(grade_id: str, name: str):
-    """Execute the solution cell ``grade_id`` of notebook 04 and return the function ``name``."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
-            namespace = {"torch": torch}
-            exec(compile(cell.source, f"{NOTEBOOK.name}:{grade_id}", "exec"), namespace)
-            return namespace[name]
-    raise LookupError(f"no cell with grade_id {grade_id!r} in {NOTEBOOK}")
 
 
 def best_seconds(fn, x: torch.Tensor, repeats: int) -> float:
@@ -44,7 +34,8 @@ def best_seconds(fn, x: torch.Tensor, repeats: int) -> float:
 
 def main(argv: list[str]) -> int:
     log2_n = int(argv[0]) if argv else 24
-    round_to_bf16 = solution_function("round_to_bf16", "round_to_bf16")
+    round_to_bf16 = notebook_namespace("04_number_formats", containing=("import labkit",),
+                                       grade_ids=("round_to_bf16",))["round_to_bf16"]
     x = torch.randn(1 << log2_n, generator=torch.Generator().manual_seed(0))
     expected = x.to(torch.bfloat16).float()
     if not torch.equal(round_to_bf16(x), expected):

@@ -15,7 +15,10 @@ from pathlib import Path
 
 import nbformat
 
-from grading.course import SOLUTIONS, generate, nbgrader, scratch_course
+from grading.course import SOLUTIONS, generate, nbgrader, notebook_namespace, scratch_course
+
+__all__ = ["GradeRun", "Variant", "error_names", "grade_all", "inject", "load_variants",
+           "notebook_namespace"]
 
 VARIANTS = Path(__file__).resolve().parent / "variants"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -145,36 +148,3 @@ def error_names(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
                 found.append((i, out.get("ename", ""), out.get("evalue", "")))
     return found
 
-
-def notebook_namespace(assignment: str, *, until: str | None = None,
-                       containing: tuple[str, ...] = (), grade_ids: tuple[str, ...] = ()) -> dict:
-    """Run some of a solution's code cells in this process and return their namespace.
-
-    Test cells never run. With ``until``, every other code cell runs in order up to and
-    including the first whose source contains ``until``; with ``containing``, only the cells
-    whose source contains one of those strings. The solution cells named in ``grade_ids``
-    run last, in that order (if they have not run already).
-    """
-    path = SOLUTIONS / assignment / f"{assignment}.ipynb"
-    cells = [c for c in nbformat.read(path, as_version=4).cells
-             if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")]
-    chosen = []
-    if until is not None:
-        for cell in cells:
-            chosen.append(cell)
-            if until in cell.source:
-                break
-        else:
-            raise ValueError(f"{assignment}: no code cell contains {until!r}")
-    else:
-        chosen = [c for c in cells if any(key in c.source for key in containing)]
-    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in cells}
-    for grade_id in grade_ids:
-        if grade_id not in by_id:
-            raise ValueError(f"{assignment}: no solution cell {grade_id!r}")
-        if by_id[grade_id] not in chosen:
-            chosen.append(by_id[grade_id])
-    namespace: dict = {"__name__": f"notebook_{assignment}"}
-    for cell in chosen:
-        exec(compile(cell.source, f"{path.name}:{cell.get('id')}", "exec"), namespace)
-    return namespace
