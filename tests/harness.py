@@ -26,7 +26,8 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
 @dataclass
 class Variant:
-    """A plausible wrong answer: code that replaces the solution region of one cell."""
+    """Code that replaces the solution region of one cell: a plausible wrong answer, or
+    (``full``) a correct answer written another way, which must score full marks."""
 
     assignment: str
     name: str
@@ -34,10 +35,11 @@ class Variant:
     loses: list[str]
     code: str
     region: int = 1
+    full: bool = False
 
     @property
     def student(self) -> str:
-        return f"wrong-{self.name}"
+        return f"{'right' if self.full else 'wrong'}-{self.name}"
 
 
 @dataclass
@@ -60,18 +62,24 @@ class GradeRun:
 
 
 def load_variants(assignment: str) -> list[Variant]:
-    """The wrong-answer variants kept in tests/variants/<assignment>/*.py."""
+    """The variants kept in tests/variants/<assignment>/*.py: wrong answers, and correct
+    answers written another way (header ``# scores: full``)."""
     folder = VARIANTS / assignment
     found = []
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        header, code_lines, cell, loses, region = True, [], None, [], 1
+        header, code_lines, cell, loses, region, full = True, [], None, [], 1, False
         for line in path.read_text().splitlines():
-            m = re.match(r"^# (cell|loses|region):\s*(.*)$", line) if header else None
+            m = re.match(r"^# (cell|loses|region|scores):\s*(.*)$", line) if header else None
             if m:
                 if m.group(1) == "cell":
                     cell = m.group(2).strip()
                 elif m.group(1) == "region":
                     region = int(m.group(2))
+                elif m.group(1) == "scores":
+                    if m.group(2).strip() != "full":
+                        raise ValueError(f"{path}: '# scores:' takes only 'full' (a correct "
+                                         f"answer written another way), got {m.group(2)!r}")
+                    full = True
                 else:
                     loses = m.group(2).split()
                 continue
@@ -79,8 +87,10 @@ def load_variants(assignment: str) -> list[Variant]:
             code_lines.append(line)
         if not cell:
             raise ValueError(f"{path}: first lines must include '# cell: <grade_id>'")
+        if full and loses:
+            raise ValueError(f"{path}: a '# scores: full' variant loses nothing; drop '# loses:'")
         code = "\n".join(code_lines).strip("\n")
-        found.append(Variant(assignment, path.stem, cell, loses, code, region))
+        found.append(Variant(assignment, path.stem, cell, loses, code, region, full))
     return found
 
 

@@ -56,3 +56,20 @@ def test_load_variants_reads_headers(tmp_path, monkeypatch):
     [v] = load_variants("nb")
     assert (v.cell, v.region, v.loses, v.code, v.student) == ("f", 2, ["t1", "t2"], "return x",
                                                                "wrong-off_by_one")
+
+
+def test_load_variants_reads_correct_alternatives(tmp_path, monkeypatch):
+    import tests.harness as harness
+
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    (folder / "d2l_style.py").write_text("# cell: f\n# scores: full\nreturn x + 1\n")
+    monkeypatch.setattr(harness, "VARIANTS", tmp_path)
+    [v] = load_variants("nb")
+    assert (v.full, v.loses, v.student) == (True, [], "right-d2l_style")
+    (folder / "d2l_style.py").write_text("# cell: f\n# scores: full\n# loses: t1\nreturn 1\n")
+    with pytest.raises(ValueError, match="loses nothing"):
+        load_variants("nb")
+    (folder / "d2l_style.py").write_text("# cell: f\n# scores: most\nreturn 1\n")
+    with pytest.raises(ValueError, match="takes only 'full'"):
+        load_variants("nb")

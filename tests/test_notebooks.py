@@ -3,7 +3,8 @@
 For each assignment found in solutions/ (no hand-listed names): the solution scores full
 marks; the untouched learner notebook scores 0 on every graded cell, runs to its last
 cell, and fails only with the stubs' NotImplementedError; every wrong-answer variant in
-tests/variants/<assignment>/ loses points, in each cell it names; notebooks/ is what
+tests/variants/<assignment>/ loses points, in each cell it names, and every correct answer
+written another way there (``# scores: full``) scores full marks; notebooks/ is what
 `make release` produces; no notebook carries outputs.
 """
 
@@ -81,8 +82,16 @@ def test_solution_runs_without_errors(graded, assignment):
     [pytest.param(a, v, id=f"{a}-{v.name}", marks=pytest.mark.xdist_group(a))
      for a, v in VARIANT_CASES],
 )
-def test_wrong_answer_loses_points(graded, assignment, variant):
+def test_variant_scores_as_it_should(graded, assignment, variant):
     run = graded(assignment)
+    if variant.full:
+        assert variant.student in run.scores, f"{variant.student} was not graded:\n{run.log[-3000:]}"
+        lost = {c: s for c, s in run.scores[variant.student].items() if s[0] != s[1]}
+        assert not lost, (f"{variant.name} is a correct answer written another way, "
+                          f"yet it lost points in {lost}:\n{run.log[-3000:]}")
+        errors = error_names(run.autograded(variant.student))
+        assert not errors, f"{variant.name}: errors (cell, error, message): {errors}"
+        return
     assert variant.student in run.scores, f"{variant.student} was not graded:\n{run.log[-3000:]}"
     got, full = run.total(variant.student)
     assert got < full, f"variant {variant.name} still scores full marks ({got}/{full})"
@@ -95,7 +104,7 @@ def test_wrong_answer_loses_points(graded, assignment, variant):
 
 @pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
 def test_every_notebook_has_wrong_answer_variants(assignment):
-    variants = load_variants(assignment)
+    variants = [v for v in load_variants(assignment) if not v.full]
     assert len(variants) >= MIN_VARIANTS, (
         f"{assignment} has {len(variants)} wrong-answer variants in tests/variants/{assignment}/; "
         f"at least {MIN_VARIANTS} are needed to show its tests can fail"
