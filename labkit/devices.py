@@ -90,6 +90,14 @@ def all_devices(framework: str = "torch", num_devices: int | None = None) -> lis
     return [mx.cpu(i) for i in range(num_devices or 1)]
 
 
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity mask), not the machine's total."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no sched_getaffinity on macOS or Windows
+        return os.cpu_count() or 1
+
+
 def _check_framework(framework: str) -> None:
     if framework not in ("torch", "mxnet"):
         raise ValueError(f"framework must be 'torch' or 'mxnet', got {framework!r}")
@@ -103,7 +111,7 @@ def environment_report() -> dict:
     info = {
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
-        "cpu_cores": os.cpu_count() or 1,
+        "cpu_cores": usable_cores(),
         "numpy": np.__version__,
         "torch": torch.__version__,
         "torch_threads": torch.get_num_threads(),
