@@ -1,0 +1,110 @@
+"""labkit.nocast: the no-cast checks of notebook 04's round_to_bf16 exercise.
+
+A cast to bfloat16 written any of the ways the course has seen is reported; naming the
+dtype where nothing is converted is not.
+"""
+
+from __future__ import annotations
+
+import linecache
+import textwrap
+
+import pytest
+import torch
+
+from labkit.nocast import forbid_casts, source_casts
+
+
+def define(body: str, extra: str = ""):
+    """round_to_bf16(x) with this body, defined like a notebook cell (source readable)."""
+    src = extra + "def round_to_bf16(x):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    name = f"<cell-{abs(hash(src))}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    ns = {"torch": torch, "__name__": "__main__"}
+    exec(compile(src, name, "exec"), ns)
+    return ns["round_to_bf16"]
+
+
+INTEGER_ONLY = """
+    bits = x.view(torch.int32)
+    out = ((bits + 0x7FFF + ((bits >> 16) & 1)) & -0x10000).view(torch.float32)
+    return torch.where(torch.isnan(x), x, out)
+"""
+
+CASTS = {
+    "to": "return x.to(torch.bfloat16).float()",
+    "method": "return x.bfloat16().float()",
+    "dtype keyword": "return torch.as_tensor(x, dtype=torch.bfloat16).float()",
+    "type": "return x.type(torch.bfloat16).float()",
+    "named first": "dt = torch.bfloat16\nreturn x.to(dt).float()",
+    "getattr at run time": "return x.to(getattr(torch, 'bfloat' + '16')).float()",
+    "getattr literal": "return x.to(getattr(torch, 'bfloat16')).float()",
+    "hooks off": "with torch._C.DisableTorchFunction():\n    return x.to(x.dtype).float()",
+    "thread": ("import threading\nr = []\nt = threading.Thread(target=lambda: r.append(x))\n"
+               "t.start(); t.join()\nreturn r[0]"),
+    "from-import thread": ("from concurrent.futures import ThreadPoolExecutor as P\n"
+                           "return P(1).submit(lambda: x).result()"),
+    "eval": "return eval('x.to(torch.bfloat16)').float()",
+    "module dict": "return x.to(vars(torch)['bfloat16']).float()",
+}
+
+
+@pytest.mark.parametrize("body", list(CASTS.values()), ids=list(CASTS))
+def test_casts_are_reported(body):
+    found = source_casts(define(body), torch.bfloat16)
+    assert found, f"no finding for:\n{body}"
+    assert all(f.startswith("round_to_bf16: `") for f in found), found
+
+
+def test_integer_code_and_mere_mentions_pass():
+    body = INTEGER_ONLY + """
+    drop = torch.finfo(torch.float32).bits - torch.finfo(torch.bfloat16).bits
+    half = torch.tensor([0x3F80], dtype=torch.int16).view(torch.bfloat16)
+    if x.dtype != torch.float32:
+        raise TypeError(f"x must be float32, not bfloat16: got {x.dtype}")
+    n = getattr(x, "shape")
+"""
+    body = body.replace("    return torch.where", "    pass  # return torch.where", 1)
+    assert source_casts(define(body), torch.bfloat16) == []
+
+
+def test_a_notebook_helper_it_calls_is_read_too():
+    fn = define("return helper(x)", extra="def helper(t):\n    return t.to(torch.bfloat16).float()\n\n")
+    found = source_casts(fn, torch.bfloat16)
+    assert any(f.startswith("helper: ") for f in found), found
+
+
+def test_global_alias_of_an_escape_is_reported():
+    fn = define("with Off():\n    return x", extra="from torch._C import DisableTorchFunction as Off\n")
+    assert any("hooks" in f for f in source_casts(fn, torch.bfloat16))
+
+
+def test_unreadable_source_is_reported():
+    ns: dict = {}
+    exec("def round_to_bf16(x):\n    return x\n", ns)  # no source kept
+    assert "cannot be read" in source_casts(ns["round_to_bf16"], torch.bfloat16)[0]
+
+
+def test_bad_arguments_say_what_to_pass():
+    with pytest.raises(TypeError, match="fn must be a function"):
+        source_casts("round_to_bf16", torch.bfloat16)
+    with pytest.raises(TypeError, match="torch.dtype"):
+        with forbid_casts("bfloat16"):
+            pass
+
+
+def test_forbid_casts_sees_below_disable_torch_function():
+    x = torch.randn(8)
+    with pytest.raises(AssertionError, match="round_to_bf16 made a torch.bfloat16 tensor"):
+        with forbid_casts(torch.bfloat16, "round_to_bf16"):
+            with torch._C.DisableTorchFunction():
+                x.to(getattr(torch, "bfloat" + "16"))
+
+
+def test_forbid_casts_lets_integer_code_and_bit_views_through():
+    x = torch.randn(64)
+    fn = define(INTEGER_ONLY)
+    with forbid_casts(torch.bfloat16):
+        got = fn(x)
+        torch.tensor([0x3F80], dtype=torch.int16).view(torch.bfloat16)
+    assert torch.equal(got, x.to(torch.bfloat16).float())
