@@ -1,0 +1,24 @@
+# cell: ring_allreduce_
+# loses: test_ring_allreduce_
+rank, n = dist.get_rank(), dist.get_world_size()
+work = tensor if tensor.is_contiguous() else tensor.contiguous()
+flat = work.view(-1)
+if n == 1 or flat.numel() == 0:
+    return tensor
+chunks = torch.tensor_split(flat, n)
+right, left = (rank + 1) % n, (rank - 1) % n
+scratch = torch.empty_like(chunks[0])
+pending = []  # every send's wait() deferred to the end: the all-gather overwrites chunks still being sent
+for s in range(n - 1):
+    into = chunks[(rank - s - 1) % n]
+    pending.append(dist.isend(chunks[(rank - s) % n], right))
+    dist.recv(scratch[: into.numel()], left)
+    into.add_(scratch[: into.numel()])
+for s in range(n - 1):
+    pending.append(dist.isend(chunks[(rank + 1 - s) % n], right))
+    dist.recv(chunks[(rank - s) % n], left)
+for request in pending:
+    request.wait()
+if work is not tensor:
+    tensor.copy_(work)
+return tensor
