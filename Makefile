@@ -4,9 +4,11 @@
 #   make release                    regenerate notebooks/ from solutions/
 #   make validate NB=path.ipynb     check your answers in one notebook
 #   make bench                      print the figures the course promises
-#   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex]
+#   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex SANDBOX=off]
 #                                   grade a whole class: gradebook, feedback, CSV, item report
 #   make grade-demo                 grade a synthetic class of 00_getting_started
+#   make system                     install what the course needs from the OS (Debian):
+#                                   chromium (browser tests), bubblewrap (grading sandbox)
 
 PYTHON ?= python3.11
 VENV := .venv
@@ -18,8 +20,24 @@ LAB_ARGS ?=
 PYTEST_ARGS ?=
 JOBS ?= 2
 HIDDEN ?= hide
+SANDBOX ?= on
+# Debian packages the course needs: the browser tests drive chromium, the grader's
+# sandbox is bubblewrap (prlimit and setpriv come with util-linux, always installed).
+SYSTEM_PACKAGES := chromium bubblewrap
+SYSTEM_PROGRAMS := /usr/bin/chromium /usr/bin/bwrap
 
-.PHONY: lab test lint release validate bench autograde grade-demo check-python
+.PHONY: lab test lint release validate bench autograde grade-demo check-python system
+
+# Installs the missing Debian packages as root or with non-interactive sudo; otherwise
+# stops, before anything runs, with the one command that installs them.
+system:
+	@missing=""; for p in $(SYSTEM_PROGRAMS); do [ -x $$p ] || missing="$$missing $$p"; done; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	else echo "error: missing$$missing; install them with: sudo apt-get update && sudo apt-get install -y $(SYSTEM_PACKAGES)" >&2; exit 1; fi; \
+	echo "installing $(SYSTEM_PACKAGES) (missing:$$missing)"; \
+	$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null \
+	  || { echo "error: could not install $(SYSTEM_PACKAGES); run: sudo apt-get update && sudo apt-get install -y $(SYSTEM_PACKAGES)" >&2; exit 1; }
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null || { \
@@ -43,7 +61,7 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check labkit grading tests benchmarks
 
-test: $(STAMP) lint
+test: system $(STAMP) lint
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 release: $(STAMP)
@@ -56,10 +74,10 @@ bench: $(STAMP)
 	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 # JOBS here defaults to one worker per core (the JOBS ?= 2 above is for make test).
-autograde: $(STAMP)
-	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" \
+autograde: system $(STAMP)
+	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
 	  $(if $(filter command line environment,$(origin JOBS)),--jobs $(JOBS)) \
 	  $(if $(PATTERN),--pattern '$(PATTERN)')
 
-grade-demo: $(STAMP)
+grade-demo: system $(STAMP)
 	@$(BIN)/python grading/demo.py

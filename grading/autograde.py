@@ -59,6 +59,7 @@ class Options:
     cell_timeout: int | None = None
     quiet: bool = False
     export: bool = True
+    sandbox: str = "on"
 
 
 @dataclass
@@ -203,7 +204,7 @@ class WorkerSlot:
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "grading.grade_worker", str(self.dir),
-                 self.opts.assignment, self.opts.hidden],
+                 self.opts.assignment, self.opts.hidden, self.opts.sandbox],
                 cwd=REPO, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=log, start_new_session=True)
         ready = self.read(deadline=time.monotonic() + 300)
@@ -481,6 +482,16 @@ def check_options(opts: Options) -> None:
                          "folder of submissions or the zip your LMS exported")
     if opts.hidden not in ("hide", "show"):
         raise UsageError(f"HIDDEN={opts.hidden!r}: use HIDDEN=hide (default) or HIDDEN=show")
+    if opts.sandbox not in ("on", "off"):
+        raise UsageError(f"SANDBOX={opts.sandbox!r}: use SANDBOX=on (default) or SANDBOX=off")
+    if opts.sandbox == "on":
+        from grading.sandbox import unavailable
+
+        why = unavailable()
+        if why:
+            raise UsageError(f"no sandbox for students' code: {why}. To grade anyway, with "
+                             "students' code able to read and change what this user can, pass "
+                             "SANDBOX=off; every grade is then marked unsandboxed")
 
 
 def autograde(opts: Options) -> Outcome:
@@ -508,7 +519,7 @@ def autograde(opts: Options) -> Outcome:
         state = {}
     state.setdefault("version", STATE_VERSION)
     state.setdefault("students", {})
-    key = hashlib.sha256((_tree_digest(course / "solutions" / a) + opts.hidden
+    key = hashlib.sha256((_tree_digest(course / "solutions" / a) + opts.hidden + opts.sandbox
                           + str(opts.cell_timeout or os.environ.get("COURSE_CELL_TIMEOUT", ""))
                           ).encode()).hexdigest()
     db_url = course_db_url(course)
@@ -573,7 +584,8 @@ def autograde(opts: Options) -> Outcome:
                 if r.get("errors"):
                     out.problems[sid] = r["errors"] + notes
                 state["students"][sid] = {"digest": digests[sid], "graded": bool(r.get("graded")),
-                                          "errors": r.get("errors", []), "notes": notes}
+                                          "errors": r.get("errors", []), "notes": notes,
+                                          "sandboxed": opts.sandbox == "on"}
                 _write_json(state_path, state)
                 out.graded.append(sid)
                 bar.update(1)
@@ -602,9 +614,12 @@ def autograde(opts: Options) -> Outcome:
     out.rows, out.items = rows, item_report(rows, cells)
     reports.mkdir(parents=True, exist_ok=True)
     notes_of = {sid: s.get("errors", []) + s.get("notes", []) for sid, s in state["students"].items()}
-    write_csv(reports / "grades.csv", ["student", "score", "max_score", *cells, "notes"],
+    sandboxed = {sid: s.get("sandboxed", False) for sid, s in state["students"].items()}
+    write_csv(reports / "grades.csv", ["student", "score", "max_score", *cells, "sandboxed",
+                                       "notes"],
               [[r["student"], _num(r["score"]), _num(r["max_score"]),
                 *[_num(r["cells"].get(c, 0.0)) for c in cells],
+                "yes" if sandboxed.get(r["student"]) else "no (graded with SANDBOX=off)",
                 "; ".join(notes_of.get(r["student"], []))] for r in rows])
     write_csv(reports / "items.csv", ["cell", "points", "full", "partial", "none", "mean"],
               [[i["cell"], _num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
@@ -621,6 +636,12 @@ def print_summary(opts: Options, out: Outcome) -> None:
     a = opts.assignment
     print(f"\n{a}: {len(out.graded)} graded, {len(out.unchanged)} unchanged (kept), "
           f"{len(out.rows)} in the gradebook, {out.seconds:.1f} s")
+    if opts.sandbox == "on":
+        print("Students' code ran in a sandbox (grading/sandbox.py): no network, no view of "
+              "solutions, gradebooks or other students.")
+    else:
+        print("WARNING: graded with SANDBOX=off: students' code could read and change what "
+              "this user can; grades.csv marks these grades unsandboxed.")
     print(table(["student", "score", "of", "status"],
                 [[r["student"], _num(r["score"]), _num(r["max_score"]),
                   "problem: " + out.problems[r["student"]][0] if r["student"] in out.problems
@@ -650,10 +671,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--course", type=Path, default=REPO, help=argparse.SUPPRESS)
     p.add_argument("--cell-timeout", type=int, default=None, help="seconds per cell")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--sandbox", default="on", help="on (default): students' code runs in a "
+                   "bubblewrap sandbox; off: without one, every grade marked unsandboxed")
     args = p.parse_args(argv)
     opts = Options(args.assignment, Path(args.submissions) if args.submissions else None,
                    args.course.resolve(), args.jobs, args.hidden, args.pattern or None,
-                   args.cell_timeout, args.quiet)
+                   args.cell_timeout, args.quiet, sandbox=args.sandbox)
     try:
         out = autograde(opts)
     except (UsageError, SubmissionsError) as exc:

@@ -1,13 +1,15 @@
 """One grading worker: a long-lived process that autogrades one student at a time.
 
-    python -m grading.grade_worker WORKDIR ASSIGNMENT HIDDEN(show|hide)
+    python -m grading.grade_worker WORKDIR ASSIGNMENT HIDDEN(show|hide) [SANDBOX(on|off)]
 
 WORKDIR is a scratch course of its own (solutions/, notebooks/, grading/gradebook.db)
 made by grading/autograde.py, so workers never write the same SQLite file. nbgrader is
 imported once per worker, not once per submission. The parent sends one JSON line per
 job on stdin ({"student": ..., "src": folder}) and reads one JSON line per result from
 the worker's original stdout; everything else the worker (or a kernel) prints goes to
-stderr, which the parent sends to a log file.
+stderr, which the parent sends to a log file. With SANDBOX on (the default) every
+kernel runs in a bubblewrap sandbox (grading/sandbox.py) that sees only the assignment's
+released files, never this scratch course.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def load_config(root: Path, hidden: str):
-    """The course's nbgrader config for a scratch course at ``root``, plus the batch additions."""
+def load_config(root: Path, hidden: str, sandbox: bool = False, assignment: str = ""):
+    """The course's nbgrader config for a scratch course at ``root``, plus the batch additions
+    (and, with ``sandbox``, kernels started by grading/sandbox.py)."""
     os.environ["COURSE_ROOT"] = str(root)
     os.environ.pop("COURSE_DB_URL", None)
     from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
@@ -42,17 +45,20 @@ def load_config(root: Path, hidden: str):
     if hidden != "show":
         feedback.insert(1, HideHiddenTests)
     cfg.GenerateFeedback.preprocessors = feedback
+    if sandbox:
+        cfg.Execute.kernel_manager_class = "grading.sandbox.SandboxKernelManager"
+        cfg.SandboxKernelManager.files_from = str(root / "notebooks" / assignment)
     return cfg
 
 
 class Worker:
-    def __init__(self, root: Path, assignment: str, hidden: str):
+    def __init__(self, root: Path, assignment: str, hidden: str, sandbox: bool = False):
         from nbgrader.api import Gradebook
         from nbgrader.apps import NbGraderAPI
 
         self.root, self.assignment = root, assignment
         self.db_url = f"sqlite:///{root / 'grading' / 'gradebook.db'}"
-        self.api = NbGraderAPI(config=load_config(root, hidden))
+        self.api = NbGraderAPI(config=load_config(root, hidden, sandbox, assignment))
         self.expected = sorted(p.name for p in (root / "notebooks" / assignment).glob("*.ipynb"))
         self.cells: dict[str, dict[str, float]] = {}
         with Gradebook(self.db_url) as gb:
@@ -138,11 +144,12 @@ def _last_line(text: str) -> str:
 
 def main(argv: list[str]) -> int:
     root, assignment, hidden = Path(argv[0]), argv[1], argv[2]
+    sandbox = (argv[3] if len(argv) > 3 else "on") == "on"
     proto = os.fdopen(os.dup(1), "w", buffering=1)  # the parent's channel, not inherited
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     sys.path.insert(0, str(REPO))
-    worker = Worker(root, assignment, hidden)
+    worker = Worker(root, assignment, hidden, sandbox)
     proto.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         if not line.strip():
