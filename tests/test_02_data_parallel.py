@@ -73,3 +73,21 @@ def test_usable_cores_without_sched_getaffinity(monkeypatch):
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 6)
     assert devices.usable_cores() == 6
+
+
+def test_epoch_worker_runs_on_two_gloo_processes(monkeypatch):
+    """The sweep's worker (grading mode skips the sweep) runs in 2 processes and times both parts."""
+    from labkit import workers
+    from tests.harness import notebook_namespace
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # the sweep cell defines, does not run
+    ns = notebook_namespace("02_data_parallel", containing=(
+        "import labkit", "def init_params", "def lenet", "def epoch_worker"))
+    X, y = ns["X_train"][:70], ns["y_train"][:70]
+    per_rank = workers.run(ns["epoch_worker"], 2, X, y, ns["init_params"](), 32, 0.2, 1,
+                           backend="gloo", threads=1, timeout=120)
+    assert len(per_rank) == 2
+    for timings in per_rank:
+        assert set(timings) == {"total", "compute", "allreduce"}, timings
+        assert timings["total"] > 0 and timings["compute"] > 0 and timings["allreduce"] > 0, timings
+        assert timings["compute"] + timings["allreduce"] <= timings["total"] * 1.01, timings
