@@ -112,6 +112,26 @@ def _write_json(path: Path, data) -> None:
     os.replace(tmp, path)
 
 
+COPY_BACK_BYTES = 200 * 1024 * 1024
+
+
+def _copy_regular_files(src: Path, dest: Path, budget: int = COPY_BACK_BYTES) -> None:
+    """Copy the regular files under ``src`` to ``dest``: no link is followed or copied, no
+    pipe or device is opened, and at most ``budget`` bytes are copied in all."""
+    import stat
+
+    dest.mkdir(parents=True)
+    for entry in sorted(os.scandir(src), key=lambda e: e.name):
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(st.st_mode):
+            _copy_regular_files(Path(entry.path), dest / entry.name, budget)
+        elif stat.S_ISREG(st.st_mode) and st.st_size <= budget:
+            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as f, open(dest / entry.name, "wb") as out:
+                shutil.copyfileobj(f, out, length=1 << 20)
+            budget -= st.st_size
+
+
 def _copy_tree(src: Path, dest: Path) -> None:
     """Replace ``dest`` by a copy of ``src`` in one rename (or remove it if src is absent)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -119,8 +139,8 @@ def _copy_tree(src: Path, dest: Path) -> None:
     old = dest.with_name(f".{dest.name}.old")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.rmtree(old, ignore_errors=True)
-    if src.is_dir():
-        shutil.copytree(src, tmp)
+    if src.is_dir() and not src.is_symlink():
+        _copy_regular_files(src, tmp)
     if dest.exists():
         dest.rename(old)
     if tmp.exists():
@@ -293,15 +313,34 @@ def run_workers(opts: Options, template: Path, workdir: Path, todo: list[tuple[s
                     slot.stop()
                     slot.start()
                 reply = None
+                started = time.monotonic()
                 if slot.send({"student": student, "src": str(src)}):
-                    reply = slot.read(deadline=time.monotonic() + limit)
-                if reply is None:
-                    died = slot.proc.poll() is not None
+                    try:
+                        reply = slot.read(deadline=started + limit)
+                    except ValueError:  # not JSON: never trust a garbled channel
+                        reply = None
+                if reply is not None and (not isinstance(reply, dict)
+                                          or reply.get("student") != student):
                     slot.stop(grace=0)
-                    reason = ("its grading process died" if died else
+                    reply = {"student": student, "notebooks": {}, "graded": False,
+                             "errors": ["not graded: its grading process answered for another "
+                                        "job; scored 0"]}
+                elif reply is None:
+                    try:  # EOF comes a moment before the exit status
+                        slot.proc.wait(timeout=2)
+                    except subprocess.TimeoutExpired:
+                        pass
+                    status = slot.proc.poll()
+                    died = status is not None
+                    took = time.monotonic() - started
+                    slot.stop(grace=0)
+                    reason = (f"its grading process died after {took:.0f} s (exit status "
+                              f"{status})" if died else
                               f"grading took longer than {limit:.0f} s and was stopped")
                     reply = {"student": student, "errors": [f"not graded: {reason}; scored 0"],
                              "notebooks": {}, "graded": False}
+                else:
+                    reply["root"] = str(slot.dir)  # where the files are: known here, not told
                 results.put(reply)
         except BaseException as exc:  # noqa: BLE001 (reported in the main thread)
             results.put({"fatal": f"{type(exc).__name__}: {exc}"})
@@ -538,10 +577,14 @@ def autograde(opts: Options) -> Outcome:
                 graded_before = {s.student.id for s in gb.find_assignment(a).submissions}
         except MissingEntry:
             pass
+    imported_at = {}
     for sid, sub in sorted(students.items()):
         dest = submitted / sid / a
-        if _files_digest(_read_files(dest)) != sub.digest():
+        stamp = state["students"].get(sid, {}).get("imported")
+        if _files_digest(_read_files(dest)) != sub.digest() or not stamp:
             write_files(sub.files, dest)
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+        imported_at[sid] = stamp
         digest = hashlib.sha256((sub.digest() + key).encode()).hexdigest()
         old = state["students"].get(sid, {})
         if (old.get("digest") == digest and sid in graded_before
@@ -569,13 +612,8 @@ def autograde(opts: Options) -> Outcome:
                     r = {"student": sid, "notebooks": {}, "graded": False,
                          "errors": ["the grader failed on this submission; scored 0: "
                                     + r["crash"].strip().splitlines()[-1]]}
-                stamp = submitted / sid / a / "timestamp.txt"
-                ts = stamp.read_text().strip() if stamp.is_file() else None
-                try:
-                    merge_result(db_url, a, r, ts)
-                except Exception:  # noqa: BLE001 (a bad timestamp must not lose the grade)
-                    merge_result(db_url, a, r, None)
-                    r.setdefault("notes", []).append(f"timestamp.txt {ts!r} not understood")
+                # the submission time is when its content was imported, never a file's claim
+                merge_result(db_url, a, r, imported_at.get(sid))
                 wroot = Path(r["root"]) if r.get("root") and r.get("graded") else None
                 for kind in ("autograded", "feedback"):
                     src = wroot / "grading" / kind / sid / a if wroot else Path("/nonexistent")
@@ -585,7 +623,8 @@ def autograde(opts: Options) -> Outcome:
                     out.problems[sid] = r["errors"] + notes
                 state["students"][sid] = {"digest": digests[sid], "graded": bool(r.get("graded")),
                                           "errors": r.get("errors", []), "notes": notes,
-                                          "sandboxed": opts.sandbox == "on"}
+                                          "sandboxed": opts.sandbox == "on",
+                                          "imported": imported_at.get(sid)}
                 _write_json(state_path, state)
                 out.graded.append(sid)
                 bar.update(1)

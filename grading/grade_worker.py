@@ -75,7 +75,7 @@ class Worker:
     def grade(self, student: str, src: str) -> dict:
         from nbgrader.api import Gradebook, MissingEntry
 
-        from grading.submissions import check_notebook
+        from grading.submissions import check_notebook, structure_notes
 
         start = time.monotonic()
         a = self.assignment
@@ -92,10 +92,13 @@ class Worker:
             if not path.exists():
                 notes.append(f"{name}: not submitted, scored 0")
                 continue
-            why = check_notebook(path.read_bytes(), self.source_ids[Path(name).stem])
+            data = path.read_bytes()
+            why = check_notebook(data, self.source_ids[Path(name).stem])
             if why:
                 errors.append(f"{name}: {why}; scored 0")
                 path.unlink()
+            else:
+                notes += [f"{name}: {n}" for n in structure_notes(data, self.source_ids[Path(name).stem])]
         present = [n for n in self.expected if (sub / n).exists()]
         graded = False
         if present:

@@ -33,6 +33,7 @@ import nbformat
 DEFAULT_PATTERN = r"^(?P<student_id>[A-Za-z0-9][A-Za-z0-9.@-]*)_(?P<file_id>.+)$"
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_CELLS = 2000
 IGNORED = {".ipynb_checkpoints", "__pycache__", "__MACOSX", ".DS_Store"}
 
 
@@ -47,6 +48,7 @@ class Imported:
     student: str
     files: dict[str, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    origins: dict[str, str] = field(default_factory=dict)  # file -> the name it came as
 
     def digest(self) -> str:
         h = hashlib.sha256()
@@ -70,7 +72,7 @@ def _map_name(name: str, expected: list[str]) -> str | None:
 
 
 def _add(out: dict[str, Imported], student: str, name: str, data: bytes,
-         expected: list[str], problems: list[str]) -> None:
+         expected: list[str], problems: list[str], origin: str | None = None) -> None:
     if not STUDENT_ID.match(student):
         problems.append(f"{student!r}: not a usable student id (letters, digits, . _ @ -); skipped")
         return
@@ -82,10 +84,17 @@ def _add(out: dict[str, Imported], student: str, name: str, data: bytes,
     if want is None:
         if name.endswith(".ipynb"):
             sub.notes.append(f"{name}: not a notebook of this assignment, ignored")
-        else:
-            sub.files[name] = data  # data files a learner may hand in alongside
+            return
+        want = name  # data files a learner may hand in alongside
+    origin = origin or name
+    if want in sub.files:
+        first = sub.origins.get(want, want)
+        problems.append(f"{student}: both {first} and {origin} stand for {want}; kept "
+                        f"{first} (the first in the hand-in), ignored {origin}")
+        sub.notes.append(f"{origin}: a second file for {want}, ignored (kept {first})")
         return
     sub.files[want] = data
+    sub.origins[want] = origin
 
 
 def read_folder(folder: Path, assignment: str, expected: list[str]) -> tuple[dict, list[str]]:
@@ -94,15 +103,22 @@ def read_folder(folder: Path, assignment: str, expected: list[str]) -> tuple[dic
     problems: list[str] = []
     for sdir in sorted(p for p in folder.iterdir() if p.is_dir() and p.name not in IGNORED):
         base = sdir / assignment if (sdir / assignment).is_dir() else sdir
+        if sdir.is_symlink() or base.is_symlink():
+            problems.append(f"{sdir.name}: the student's folder is a symbolic link (to "
+                            f"{base.resolve()}), not a hand-in; skipped")
+            continue
         out.setdefault(sdir.name, Imported(sdir.name)) if STUDENT_ID.match(sdir.name) else None
         for path in sorted(base.rglob("*")):
             rel = path.relative_to(base)
-            if any(part in IGNORED for part in rel.parts) or path.is_symlink() or not path.is_file():
+            if any(part in IGNORED for part in rel.parts):
+                continue
+            if path.is_symlink() or not path.is_file():
+                if STUDENT_ID.match(sdir.name) and not path.is_dir():
+                    out[sdir.name].notes.append(f"{rel.as_posix()}: not a regular file "
+                                                "(a link, a pipe or a device), ignored")
                 continue
             if rel.name == "timestamp.txt" and len(rel.parts) == 1:
-                if STUDENT_ID.match(sdir.name):
-                    out[sdir.name].files["timestamp.txt"] = path.read_bytes()
-                continue
+                continue  # the submission time is the import's, never a handed-in file's
             _add(out, sdir.name, rel.as_posix(), path.read_bytes(), expected, problems)
     if not out:
         raise SubmissionsError(
@@ -147,16 +163,18 @@ def read_zip(path: Path, assignment: str, expected: list[str],
                 if rest and rest[0] == assignment and len(rest) > 1:
                     rest = rest[1:]
                 name = "/".join(rest)
-                if name == "timestamp.txt" and STUDENT_ID.match(student):
-                    out.setdefault(student, Imported(student)).files[name] = zf.read(m)
-                    continue
+                if name == "timestamp.txt":
+                    continue  # the submission time is the import's
+            if m.external_attr >> 28 == 0o12:  # a symbolic link stored in the zip
+                problems.append(f"{m.filename}: a symbolic link in the zip, skipped")
+                continue
             else:
                 match = regex.match(parts[-1])
                 if not match:
                     unmatched.append(m.filename)
                     continue
                 student, name = match.group("student_id"), match.group("file_id")
-            _add(out, student, name, zf.read(m), expected, problems)
+            _add(out, student, name, zf.read(m), expected, problems, origin=m.filename)
     if not out:
         shown = ", ".join(unmatched[:3]) or "(no files)"
         raise SubmissionsError(
@@ -192,6 +210,9 @@ def check_notebook(data: bytes, source_ids: dict[str, dict]) -> str | None:
         return f"not valid JSON ({exc})"
     if not isinstance(raw, dict) or "cells" not in raw:
         return "JSON but not a notebook (no 'cells')"
+    if isinstance(raw["cells"], list) and len(raw["cells"]) > MAX_CELLS:
+        return (f"{len(raw['cells'])} cells, more than the {MAX_CELLS} a submission may have "
+                "(the assignment has far fewer)")
     try:
         nb = nbformat.reads(data.decode("utf-8"), as_version=4)
         nbformat.validate(nb)
@@ -215,6 +236,51 @@ def check_notebook(data: bytes, source_ids: dict[str, dict]) -> str | None:
     if dups:
         return f"grade id {', '.join(dups)} appears more than once (a duplicated cell)"
     return None
+
+
+def structure_notes(data: bytes, source_ids: dict[str, dict]) -> list[str]:
+    """What a readable submission changed in the assignment's graded cells, one line each.
+
+    nbgrader grades such a notebook against the assignment's own cells (it puts back the
+    originals and ignores what it does not know), so these are notes for the instructor
+    and the student, not reasons to refuse it.
+    """
+    try:
+        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    except Exception:  # noqa: BLE001 (check_notebook reports unreadable notebooks)
+        return []
+    notes, seen = [], set()
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader")
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        if gid is None:
+            continue
+        seen.add(gid)
+        want = source_ids.get(gid)
+        if want is None:
+            if meta.get("grade") or meta.get("solution"):
+                notes.append(f"cell {gid}: not a cell of this assignment (added, or a grade id "
+                             "renamed); it earns nothing")
+            continue
+        for flag, what in (("grade", "a test cell"), ("solution", "an answer cell"),
+                           ("locked", "a read-only cell")):
+            if bool(want.get(flag)) != bool(meta.get(flag)):
+                was = what if want.get(flag) else f"not {what}"
+                notes.append(f"cell {gid}: its nbgrader type was changed ({was} in the "
+                             "assignment); graded as the assignment's cell")
+                break
+        else:
+            if want.get("grade") and meta.get("points") != want.get("points"):
+                notes.append(f"cell {gid}: its points were changed ({meta.get('points')!r}, the "
+                             f"assignment gives {want.get('points')!r}); the assignment's count")
+        if cell.cell_type != "code" and (want.get("grade") or want.get("solution")):
+            notes.append(f"cell {gid}: turned into a {cell.cell_type} cell; graded as the "
+                         "assignment's code cell")
+    for gid in sorted(set(source_ids) - seen):
+        if source_ids[gid].get("grade"):
+            notes.append(f"cell {gid}: missing (deleted or renamed); the assignment's tests "
+                         "were put back and run")
+    return notes
 
 
 def write_files(files: dict[str, bytes], dest: Path) -> None:

@@ -160,11 +160,94 @@ def build_class(folder: Path) -> dict[str, float | None]:
         "if os.environ.get('NBGRADER_EXECUTION') != 'autograde':\n    return -1")
     put("noisy", with_cell_suffix(noisy, f2, "print('x' * 3_000_000)\nfor i in range(20000):\n"
                                   "    print(i)"), exp=total)
+    build_red_team(folder, put, sol, blank, f1, f2, total)
     return expected
+
+
+# ---------------------------------------------------------------- the red team (sandbox)
+# Attacks a student could put in any cell, graded in the same run. Each scores what the
+# same honest work scores without the attack; the tests below check what it could not do.
+ORPHAN = "red-team-orphan-5c1d"
+SECRET = "red-team-secret-8e2b"
+FIND_AND_EXEC_SOLUTIONS = f"""
+import glob, json, os
+import labkit
+_found = []
+for _start in [os.getcwd(), os.path.dirname(labkit.__file__), "/", "/tmp", "/work", "/root"]:
+    _here = _start
+    for _ in range(8):
+        _found += glob.glob(os.path.join(_here, "**", "solutions", "*", "*.ipynb"), recursive=False)
+        _found += glob.glob(os.path.join(_here, "solutions", "*", "*.ipynb"))
+        _here = os.path.dirname(_here)
+for _path in sorted(set(_found)):
+    for _cell in json.load(open(_path))["cells"]:
+        if _cell["cell_type"] == "code" and "def " in "".join(_cell["source"]):
+            try:
+                exec("".join(_cell["source"]))
+            except Exception:
+                pass
+print("solutions found:", len(set(_found)), "{SECRET}" in str(os.environ))
+"""
+LEAVE_DAEMON = f"""
+import os
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv("/bin/sh", ["sh", "-c", "sleep 120; echo forged > /tmp/{ORPHAN} # {ORPHAN}"])
+    os._exit(0)
+os.wait()
+"""
+KILL_EVERYTHING = """
+import os, signal
+for _pid in [int(p) for p in os.listdir("/proc") if p.isdigit()]:
+    if _pid != os.getpid():
+        try:
+            os.kill(_pid, signal.SIGKILL)
+        except OSError:
+            pass
+for _fd in ("/proc/1/fd/1", f"/proc/{os.getppid()}/fd/1"):
+    try:
+        open(_fd, "w").write('{"student": "ada", "notebooks": {}}\\n')
+    except OSError:
+        pass
+"""
+LEAVE_TRAPS = """
+import os
+os.mkfifo("trap.fifo")
+os.symlink("/dev/zero", "zero.bin")
+os.symlink("/", "root")
+"""
+
+
+def build_red_team(folder: Path, put, sol, blank, f1, f2, total) -> None:
+    # blank answers + code that finds the instructor's solutions and runs them: 0, as blank
+    put("rt_walker", with_cell_suffix(blank, f1, FIND_AND_EXEC_SOLUTIONS), exp=0.0)
+    # correct answers + a process left behind to rewrite grades later: full, and it is gone
+    put("rt_daemon", with_cell_suffix(sol, f2, LEAVE_DAEMON), exp=total)
+    # correct answers + kill every visible process, forge a reply on the parent's stdout
+    put("rt_killer", with_cell_suffix(sol, f2, KILL_EVERYTHING), exp=total)
+    # correct answers + a named pipe and links in the working folder: full, run goes on
+    put("rt_traps", with_cell_suffix(sol, f2, LEAVE_TRAPS), exp=total)
+    # a notebook of thousands of empty cells: refused at once
+    many = copy.deepcopy(blank)
+    many.cells += [nbformat.v4.new_code_cell("") for _ in range(5000)]
+    put("rt_manycells", many, exp=0.0)
+    # a test cell turned into an answer cell: graded as the assignment's test cell
+    retyped = copy.deepcopy(with_body_prefix(sol, f1, "return -1"))
+    t1 = first_test_using(f1)
+    retyped.cells[index_of(retyped, t1)].metadata["nbgrader"].update(grade=False, solution=True)
+    put("rt_retyped", retyped, exp=None)
+    # an old timestamp handed in: the recorded time is the import's
+    put("rt_timestamp", sol, exp=total)
+    (folder / "rt_timestamp" / A / "timestamp.txt").write_text("2001-01-01 00:00:00.000000 UTC")
+    # a student folder that is a link to another student's hand-in: refused, not graded
+    (folder / "rt_symlink").symlink_to(folder / "solution")
 
 
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory):
+    import os
+    os.environ["COURSE_RED_TEAM_SECRET"] = SECRET  # in the grader's environment only
     base = tmp_path_factory.mktemp("class")
     course = base / "course"
     (course / "solutions").mkdir(parents=True)
@@ -284,6 +367,49 @@ def test_huge_output_is_capped(graded_class):
 def test_grading_mode_is_set_as_nbgrader_sets_it(graded_class):
     text = json.dumps(autograded(graded_class["course"], "noisy").cells)
     assert "NBGRADER_EXECUTION = autograde" in text
+
+
+def test_red_team_finds_no_solution_and_no_secret(graded_class):
+    text = json.dumps(autograded(graded_class["course"], "rt_walker").cells)
+    assert "solutions found: 0 False" in text, "the walker's own report is missing"
+    assert graded_class["scores"]["rt_walker"] == 0
+
+
+def test_red_team_leaves_no_process_and_forges_no_reply(graded_class):
+    import subprocess as sp
+    left = sp.run(["pgrep", "-f", ORPHAN], capture_output=True, text=True).stdout.split()
+    assert not left, f"a student's process outlived its grading: {left}"
+    assert graded_class["scores"]["rt_killer"] == graded_class["expected"]["rt_killer"]
+    assert graded_class["scores"]["rt_daemon"] == graded_class["expected"]["rt_daemon"]
+    for student in ("ada", "rt_killer"):
+        assert not any("ada" in p for p in graded_class["out"].problems.get(student, []))
+
+
+def test_red_team_traps_are_never_read_back(graded_class):
+    course = graded_class["course"]
+    for kind in ("autograded", "feedback", "submitted"):
+        folder = course / "grading" / kind / "rt_traps" / A
+        names = sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+        assert not {"trap.fifo", "zero.bin", "root"} & set(names), (kind, names)
+
+
+def test_red_team_structure_changes_are_explained(graded_class):
+    problems, state = graded_class["out"].problems, json.loads(
+        (graded_class["course"] / "grading" / "reports" / A / "state.json").read_text())
+    assert any("5" in p and "cells" in p for p in problems["rt_manycells"]), problems["rt_manycells"]
+    notes = state["students"]["rt_retyped"]["notes"]
+    assert any("type was changed" in n for n in notes), notes
+    assert any("rt_symlink" in p and "symbolic link" in p for p in problems["(import)"])
+    assert "rt_symlink" not in graded_class["scores"]
+
+
+def test_red_team_submission_time_is_the_imports(graded_class):
+    from nbgrader.api import Gradebook
+
+    db = f"sqlite:///{graded_class['course'] / 'grading' / 'gradebook.db'}"
+    with Gradebook(db) as gb:
+        stamp = gb.find_submission(A, "rt_timestamp").timestamp
+    assert stamp is not None and stamp.year >= 2026, stamp
 
 
 def test_no_worker_or_kernel_left_running(graded_class):
