@@ -2,7 +2,7 @@
 
 Builds, from the solution and learner notebooks, a class of submissions (the solution,
 the untouched learner notebook, a partly right one, a broken file, an infinite loop, a
-kernel that dies, a missing notebook), zips it the way an LMS would, and grades it with
+kernel that dies, a missing notebook, two tampering students), zips it the way an LMS would, and grades it with
 grading/autograde.py in a demo course under grading/reports/demo/ (git-ignored), so the
 course's real gradebook is never touched. Prints where the feedback, CSVs and plot are.
 """
@@ -55,6 +55,12 @@ def build_class(assignment: str = ASSIGNMENT) -> dict[str, bytes | None]:
     crash = copy.deepcopy(sol)
     crash.cells[funcs[-1]].source += "\nimport os\nos._exit(1)"
     noisy = _prefix_body(sol, funcs[0], "import warnings\nwarnings.warn('demo warning')")
+    # two tampering students: ivy hunts for the instructor's solutions from a cell and
+    # runs them over her blank answers; jay leaves a process behind to rewrite grades later
+    ivy = copy.deepcopy(blank)
+    ivy.cells[funcs[0]].source += "\n" + HUNT_SOLUTIONS
+    jay = copy.deepcopy(sol)
+    jay.cells[funcs[-1]].source += "\n" + LEAVE_A_PROCESS
     name = f"{assignment}.ipynb"
     return {
         f"ada_{name}": nbformat.writes(sol).encode(),
@@ -65,7 +71,29 @@ def build_class(assignment: str = ASSIGNMENT) -> dict[str, bytes | None]:
         f"fay_{name}": nbformat.writes(crash).encode(),
         f"gus_{name}": nbformat.writes(noisy).encode(),
         "hal_my_homework.ipynb": nbformat.writes(sol).encode(),  # renamed: not graded
+        f"ivy_{name}": nbformat.writes(ivy).encode(),
+        f"jay_{name}": nbformat.writes(jay).encode(),
     }
+
+
+HUNT_SOLUTIONS = """
+import glob, json, os
+found = set()
+for start in (os.getcwd(), "/", "/tmp", "/work", "/root", "/home"):
+    here = start
+    for _ in range(8):
+        found.update(glob.glob(os.path.join(here, "solutions", "*", "*.ipynb")))
+        here = os.path.dirname(here)
+for path in found:
+    for cell in json.load(open(path))["cells"]:
+        if cell["cell_type"] == "code" and "def " in "".join(cell["source"]):
+            exec("".join(cell["source"]))
+print(f"instructor notebooks found: {len(found)}")
+"""
+LEAVE_A_PROCESS = """
+import subprocess
+subprocess.Popen(["sh", "-c", "sleep 600; echo 'rewrite the gradebook now'"], start_new_session=True)
+"""
 
 
 def main() -> int:
@@ -77,7 +105,9 @@ def main() -> int:
         for fname, data in build_class().items():
             zf.writestr(fname, data)
     print(f"demo class: {zpath} (ada: solution, ben: untouched, cleo: partly right, dev: not "
-          "a notebook, eli: infinite loop, fay: kernel dies, gus: warnings, hal: renamed file)")
+          "a notebook, eli: infinite loop, fay: kernel dies, gus: warnings, hal: renamed file, "
+          "ivy: blank answers + runs the instructor's solutions if she can find them, jay: "
+          "solution + leaves a process behind; both score what their honest work scores)")
     opts = ag.Options(ASSIGNMENT, zpath, DEMO, jobs=0, cell_timeout=20)
     out = ag.autograde(opts)
     ag.print_summary(opts, out)

@@ -45,6 +45,8 @@ def load_config(root: Path, hidden: str, sandbox: bool = False, assignment: str 
     if hidden != "show":
         feedback.insert(1, HideHiddenTests)
     cfg.GenerateFeedback.preprocessors = feedback
+    # the course's kernel, whatever kernelspec a submission's metadata names
+    cfg.Execute.kernel_name = "python3"
     if sandbox:
         cfg.Execute.kernel_manager_class = "grading.sandbox.SandboxKernelManager"
         cfg.SandboxKernelManager.files_from = str(root / "notebooks" / assignment)

@@ -240,6 +240,10 @@ def build_red_team(folder: Path, put, sol, blank, f1, f2, total) -> None:
     # an old timestamp handed in: the recorded time is the import's
     put("rt_timestamp", sol, exp=total)
     (folder / "rt_timestamp" / A / "timestamp.txt").write_text("2001-01-01 00:00:00.000000 UTC")
+    # a kernelspec edited to name another kernel: the course's kernel runs it anyway
+    other = copy.deepcopy(sol)
+    other.metadata["kernelspec"] = {"name": "evil", "display_name": "Evil", "language": "python"}
+    put("rt_kernelspec", other, exp=total)
     # a student folder that is a link to another student's hand-in: refused, not graded
     (folder / "rt_symlink").symlink_to(folder / "solution")
 
