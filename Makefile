@@ -4,11 +4,13 @@
 #   make release                    regenerate notebooks/ from solutions/
 #   make validate NB=path.ipynb     check your answers in one notebook
 #   make bench                      print the figures the course promises
-#   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex SANDBOX=off]
+#   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex
+#                                   SANDBOX=off DB_URL=postgresql://user@host/course]
 #                                   grade a whole class: gradebook, feedback, CSV, item report
 #   make grade-demo                 grade a synthetic class of 00_getting_started
 #   make system                     install what the course needs from the OS (Debian):
-#                                   chromium (browser tests), bubblewrap (grading sandbox)
+#                                   chromium (browser tests), bubblewrap (grading sandbox),
+#                                   postgresql (a class server's gradebook)
 
 PYTHON ?= python3.11
 VENV := .venv
@@ -22,16 +24,17 @@ JOBS ?= 2
 HIDDEN ?= hide
 SANDBOX ?= on
 # Debian packages the course needs: the browser tests drive chromium, the grader's
-# sandbox is bubblewrap (prlimit and setpriv come with util-linux, always installed).
-SYSTEM_PACKAGES := chromium bubblewrap
-SYSTEM_PROGRAMS := /usr/bin/chromium /usr/bin/bwrap
+# sandbox is bubblewrap (prlimit and setpriv come with util-linux, always installed), and
+# a class server's gradebook is PostgreSQL (its tests start a server of their own).
+SYSTEM_PACKAGES := chromium bubblewrap postgresql
+SYSTEM_PROGRAMS := /usr/bin/chromium /usr/bin/bwrap /usr/lib/postgresql/*/bin/initdb
 
 .PHONY: lab test lint release validate bench autograde grade-demo check-python system
 
 # Installs the missing Debian packages as root or with non-interactive sudo; otherwise
 # stops, before anything runs, with the one command that installs them.
 system:
-	@missing=""; for p in $(SYSTEM_PROGRAMS); do [ -x $$p ] || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(SYSTEM_PROGRAMS); do [ -x "$$p" ] || missing="$$missing $$p"; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
 	else echo "error: missing$$missing; install them with: sudo apt-get update && sudo apt-get install -y $(SYSTEM_PACKAGES)" >&2; exit 1; fi; \
@@ -77,7 +80,7 @@ bench: $(STAMP)
 autograde: system $(STAMP)
 	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
 	  $(if $(filter command line environment,$(origin JOBS)),--jobs $(JOBS)) \
-	  $(if $(PATTERN),--pattern '$(PATTERN)')
+	  $(if $(PATTERN),--pattern '$(PATTERN)') $(if $(DB_URL),--db-url '$(DB_URL)')
 
 grade-demo: system $(STAMP)
 	@$(BIN)/python grading/demo.py

@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +61,7 @@ class Options:
     quiet: bool = False
     export: bool = True
     sandbox: str = "on"
+    db_url: str | None = None
 
 
 @dataclass
@@ -79,6 +81,44 @@ class Outcome:
 
 def course_db_url(course: Path) -> str:
     return os.environ.get("COURSE_DB_URL") or f"sqlite:///{course / 'grading' / 'gradebook.db'}"
+
+
+_LOCK_KEY = 0x6E62_6772  # one advisory-lock key for the course gradebook
+
+
+@contextmanager
+def gradebook_lock(db_url: str):
+    """Hold the gradebook for writing, against every other grading run at the same time.
+
+    PostgreSQL (a class server, graders on several machines): an advisory lock held on a
+    connection of its own. SQLite: an exclusive lock on a file beside the database.
+    """
+    if db_url.startswith(("postgresql", "postgres:")):
+        import sqlalchemy as sa
+
+        engine = sa.create_engine(db_url, poolclass=sa.pool.NullPool)
+        try:
+            with engine.connect() as conn:
+                conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": _LOCK_KEY})
+                try:
+                    yield
+                finally:
+                    conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _LOCK_KEY})
+        finally:
+            engine.dispose()
+    elif db_url.startswith("sqlite:///"):
+        import fcntl
+
+        path = Path(db_url[len("sqlite:///"):])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.with_name(path.name + ".lock"), "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+    else:
+        yield
 
 
 def _tree_digest(folder: Path) -> str:
@@ -174,9 +214,10 @@ def prepare_template(opts: Options, workdir: Path) -> Path:
             os.environ.pop("COURSE_ROOT", None)
         else:
             os.environ["COURSE_ROOT"] = saved
-    for db_url in (course_db_url(opts.course), f"sqlite:///{template / 'grading' / 'gradebook.db'}"):
+    for db_url in (opts.db_url or course_db_url(opts.course),
+                   f"sqlite:///{template / 'grading' / 'gradebook.db'}"):
         api.coursedir.db_url = db_url
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), gradebook_lock(db_url):
             warnings.simplefilter("ignore")
             res = api.generate_assignment(opts.assignment, force=True, create=True)
         if not res.get("success"):
@@ -381,7 +422,7 @@ def merge_result(db_url: str, assignment: str, result: dict, timestamp: str | No
     from nbgrader.utils import parse_utc
 
     student = result["student"]
-    with Gradebook(db_url) as gb, warnings.catch_warnings():
+    with gradebook_lock(db_url), Gradebook(db_url) as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy autoflush notes from inside nbgrader
         try:
             gb.update_or_create_student(student)
@@ -561,7 +602,7 @@ def autograde(opts: Options) -> Outcome:
     key = hashlib.sha256((_tree_digest(course / "solutions" / a) + opts.hidden + opts.sandbox
                           + str(opts.cell_timeout or os.environ.get("COURSE_CELL_TIMEOUT", ""))
                           ).encode()).hexdigest()
-    db_url = course_db_url(course)
+    db_url = opts.db_url or course_db_url(course)
 
     # 1. import: write each student's folder only if its content changed
     todo_students = []
@@ -573,7 +614,7 @@ def autograde(opts: Options) -> Outcome:
         pass
     else:
         try:
-            with Gradebook(db_url) as gb:
+            with gradebook_lock(db_url), Gradebook(db_url) as gb:
                 graded_before = {s.student.id for s in gb.find_assignment(a).submissions}
         except MissingEntry:
             pass
@@ -712,10 +753,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--sandbox", default="on", help="on (default): students' code runs in a "
                    "bubblewrap sandbox; off: without one, every grade marked unsandboxed")
+    p.add_argument("--db-url", default=None, help="the gradebook as an SQLAlchemy URL, e.g. "
+                   "postgresql://user@host/course (default: grading/gradebook.db, SQLite)")
     args = p.parse_args(argv)
     opts = Options(args.assignment, Path(args.submissions) if args.submissions else None,
                    args.course.resolve(), args.jobs, args.hidden, args.pattern or None,
-                   args.cell_timeout, args.quiet, sandbox=args.sandbox)
+                   args.cell_timeout, args.quiet, sandbox=args.sandbox,
+                   db_url=args.db_url or None)
     try:
         out = autograde(opts)
     except (UsageError, SubmissionsError) as exc:
