@@ -42,7 +42,9 @@ def box(tmp_path, usable):
 
 def run_py(code: str, work: Path | None, env: dict | None = None, timeout: float = 120):
     """Run ``code`` with the venv's Python, in the sandbox (work given) or outside it."""
-    script = (work or Path(os.getcwd())) / "probe.py"
+    import tempfile
+
+    script = (work or Path(tempfile.mkdtemp(prefix="probe-"))) / "probe.py"
     script.write_text(textwrap.dedent(code))
     argv = [sys.executable, str(script)]
     if work is None:
@@ -76,8 +78,9 @@ print(json.dumps(sorted(set(found))))
 """
 
 
-def test_solutions_and_gradebooks_are_not_on_the_sandbox_filesystem(box, tmp_path):
+def test_solutions_and_gradebooks_are_not_on_the_sandbox_filesystem(box, monkeypatch):
     code = FIND_SECRETS % (REPO / "solutions")
+    monkeypatch.chdir(REPO / "labkit")  # outside, the probe starts from inside the course
     outside = run_py(code, None)
     assert str(REPO / "solutions") in json.loads(outside.stdout), "the probe finds them outside"
     inside = run_py(code, box)
