@@ -15,18 +15,7 @@ from grading.course import SOLUTIONS
 from tests.harness import error_names
 
 NOTEBOOK = SOLUTIONS / "01_async_execution" / "01_async_execution.ipynb"
-SHIM = '''raise ImportError("No module named 'mxnet' (hidden by tests/test_01_without_mxnet.py)")\n'''
-
-
-@pytest.fixture
-def no_mxnet(tmp_path, monkeypatch):
-    """PYTHONPATH with an 'mxnet' package that raises ImportError, for this process's children."""
-    shim = tmp_path / "shim"
-    (shim / "mxnet").mkdir(parents=True)
-    (shim / "mxnet" / "__init__.py").write_text(SHIM)
-    monkeypatch.setenv("PYTHONPATH", str(shim))
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")   # the grading-mode sizes: fast
-    return shim
+# no_mxnet (tests/conftest.py): an 'mxnet' on PYTHONPATH whose import raises ImportError
 
 
 def test_shim_hides_mxnet(no_mxnet):
