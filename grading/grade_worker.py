@@ -30,26 +30,24 @@ def load_config(root: Path, hidden: str, sandbox: bool = False, assignment: str 
     (and, with ``sandbox``, kernels started by grading/sandbox.py)."""
     os.environ["COURSE_ROOT"] = str(root)
     os.environ.pop("COURSE_DB_URL", None)
-    from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
-                                        IgnorePattern, LimitOutput, SaveAutoGrades)
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
     from traitlets.config.loader import PyFileConfigLoader
 
-    from grading.preprocessors import CapOutput, HideHiddenTests, RobustExecute
+    from grading.preprocessors import HideHiddenTests
 
+    # the trusted autograde pipeline (judge + sandbox) comes from the course's config
     cfg = PyFileConfigLoader("nbgrader_config.py", path=str(REPO / "grading")).load_config()
-    cfg.Autograde.autograde_preprocessors = [
-        RobustExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
-        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
     feedback = [GetGrades, CSSHTMLHeaderPreprocessor]
     if hidden != "show":
         feedback.insert(1, HideHiddenTests)
     cfg.GenerateFeedback.preprocessors = feedback
     # the course's kernel, whatever kernelspec a submission's metadata names
     cfg.Execute.kernel_name = "python3"
-    if sandbox:
-        cfg.Execute.kernel_manager_class = "grading.sandbox.SandboxKernelManager"
-        cfg.SandboxKernelManager.files_from = str(root / "notebooks" / assignment)
+    # test cells run in a judge kernel, from the instructor's copy (grading/judge.py)
+    cfg.JudgedExecute.source_folder = str(root / "solutions" / assignment)
+    cfg.JudgedExecute.files_from = str(root / "notebooks" / assignment)
+    cfg.JudgedExecute.sandbox = "on" if sandbox else "off"
     return cfg
 
 

@@ -9,6 +9,7 @@ copy). nbgrader's folders map onto the course layout:
 """
 
 import os
+import sys
 from pathlib import Path
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
@@ -25,6 +26,22 @@ c.CourseDirectory.autograded_directory = "grading/autograded"
 c.CourseDirectory.feedback_directory = "grading/feedback"
 c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL") or f"sqlite:///{work / 'gradebook.db'}"
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.tmp"]
+
+# Trusted autograding (grading/judge.py): the learner's cells run in a sandboxed kernel
+# (grading/sandbox.py, where the machine can make one: JudgedExecute.sandbox = auto), the
+# graded test cells in a judge kernel that never runs learner code. Validate is untouched:
+# it runs everything in one ordinary kernel, as on a learner's laptop.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,  # noqa: E402
+                                    IgnorePattern, LimitOutput, SaveAutoGrades)
+
+from grading.judge import JudgedExecute  # noqa: E402
+from grading.preprocessors import CapOutput  # noqa: E402
+
+c.Autograde.autograde_preprocessors = [
+    JudgedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
+    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # Per-cell time limit. nbgrader's Execute preprocessor reads Execute.timeout (seconds);
 # a cell that runs longer is interrupted, scores 0, and the notebook goes on.

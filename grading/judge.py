@@ -1,0 +1,226 @@
+"""Trusted grading: the learner's code runs in the sandbox, the verdict in a judge kernel.
+
+``JudgedExecute`` replaces nbgrader's Execute preprocessor in ``make autograde``. It runs
+every cell of a submission in order, but in two kernels:
+
+- cells the learner may change (answers, given code, their own extra cells) run in the
+  learner's kernel, inside the bubblewrap sandbox (grading/sandbox.py);
+- graded test cells run in a **judge kernel**: an ordinary kernel outside the sandbox that
+  never runs learner code. It runs the instructor's test cell (hidden tests included; they
+  never enter the sandbox) where every name the instructor's answer cells define is a
+  ``labkit.remote.Remote``: calling it runs the learner's code in the sandbox and brings
+  back plain data only. The instructor's given cells a test needs (imports, helpers,
+  data) are run in the judge from the instructor's copy of the notebook, not the
+  learner's.
+
+So the checks, ``numpy.testing``, ``math.isclose``, builtins and IPython itself are the
+judge's own: no transformer, patch, lying object or forged output in the learner's kernel
+reaches them. nbgrader then scores the test cells from the judge's outputs, as usual.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from jupyter_core.utils import run_sync
+from traitlets import Unicode
+
+from grading.preprocessors import RobustExecute, _error
+
+BUILTINS = set(dir(builtins))
+
+
+def _python(source: str) -> ast.Module | None:
+    """A cell's source as a Python AST (IPython magics turned into Python first)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return ast.parse(TransformerManager().transform_cell(source))
+    except SyntaxError:
+        return None
+
+
+def bound_names(tree: ast.Module) -> set[str]:
+    """Names a cell binds at module level (assignments, defs, imports, for/with/except)."""
+    out: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            return
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return out
+
+
+def free_names(tree: ast.Module) -> set[str]:
+    """Every name a cell reads anywhere (nested functions included), builtins left out."""
+    return {n.id for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - BUILTINS
+
+
+@dataclass
+class Plan:
+    """What the judge needs from the instructor's copy of one notebook."""
+
+    answer_names: set[str] = field(default_factory=set)
+    tests: dict[str, str] = field(default_factory=dict)          # grade_id -> source
+    needs: dict[str, list[str]] = field(default_factory=dict)    # grade_id -> given sources
+
+    @classmethod
+    def from_notebook(cls, path: Path) -> Plan:
+        nb = nbformat.read(path, as_version=4)
+        plan = cls()
+        given: list[tuple[str, set[str], set[str]]] = []   # source, binds, reads
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            meta = cell.metadata.get("nbgrader", {})
+            tree = _python(cell.source)
+            if meta.get("solution"):
+                plan.answer_names |= bound_names(tree) if tree else set()
+            elif meta.get("grade"):
+                gid = meta["grade_id"]
+                plan.tests[gid] = cell.source
+                want = (free_names(tree) if tree else set())
+                chosen: set[int] = set()
+                while True:
+                    want -= plan.answer_names
+                    new = {i for i, (_, binds, _) in enumerate(given)
+                           if i not in chosen and binds & want}
+                    if not new:
+                        break
+                    chosen |= new
+                    for i in new:
+                        want |= given[i][2]
+                plan.needs[gid] = [given[i][0] for i in sorted(chosen)]
+            elif tree is not None:
+                given.append((cell.source, bound_names(tree), free_names(tree)))
+        return plan
+
+
+class JudgedExecute(RobustExecute):
+    """nbgrader's Execute with test cells run by a judge kernel (see the module docstring)."""
+
+    source_folder = Unicode("", config=True,
+                            help="Folder of the instructor's notebooks of this assignment "
+                                 "(default: <course>/solutions/<assignment>)")
+    files_from = Unicode("", config=True,
+                         help="Folder whose regular non-notebook files the kernels' working "
+                              "folders get (default: <course>/notebooks/<assignment>)")
+    sandbox = Unicode("auto", config=True,
+                      help="Run the learner's kernel in grading/sandbox.py: on, off, or auto "
+                           "(on where this machine can make a sandbox)")
+
+    def preprocess(self, nb, resources=None, km=None):
+        name = resources["nbgrader"]["notebook"]
+        course = Path(os.environ.get("COURSE_ROOT") or Path(__file__).resolve().parent.parent)
+        assignment = resources["nbgrader"]["assignment"]
+        self._source = Path(self.source_folder or course / "solutions" / assignment)
+        self._files = Path(self.files_from or course / "notebooks" / assignment)
+        self._plan = Plan.from_notebook(self._source / f"{name}.ipynb")
+        self._judge = None
+        self._judge_ran: set[str] = set()
+        self._judge_dir = None
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            self._stop_judge()
+
+    def preprocess_cell(self, cell, resources, index):
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or gid not in self._plan.tests:
+            return super().preprocess_cell(cell, resources, index)
+        cell.source = self._plan.tests[gid]
+        cell.outputs = []
+        if self._kernel_died_at is not None:
+            cell.outputs = [_error("KernelDied", "not run: the kernel died in an earlier cell "
+                                   f"({self._kernel_died_at})")]
+            return cell, resources
+        if self._judge is None:
+            self._start_judge()
+        for source in self._plan.needs.get(gid, []):
+            if source not in self._judge_ran:
+                self._judge_ran.add(source)
+                scratch = nbformat.v4.new_code_cell(source)
+                self._judge.execute_cell(scratch, index, store_history=False)
+        self._judge.execute_cell(cell, index, store_history=True)
+        return cell, resources
+
+    def create_kernel_manager(self):
+        """The learner's kernel: sandboxed (grading/sandbox.py) unless ``sandbox`` says off."""
+        from grading import sandbox
+
+        if self.sandbox == "on" or (self.sandbox == "auto" and sandbox.unavailable() is None):
+            self.kernel_manager_class = sandbox.SandboxKernelManager
+        km = super().create_kernel_manager()
+        if isinstance(km, sandbox.SandboxKernelManager):
+            km.files_from = str(self._files)
+        return km
+
+    def _start_judge(self) -> None:
+        from jupyter_client.manager import AsyncKernelManager
+        from nbclient import NotebookClient
+
+        self._judge_dir = Path(tempfile.mkdtemp(prefix="judge-"))
+        if self._files.is_dir():
+            for path in sorted(self._files.iterdir()):
+                if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
+                    shutil.copyfile(path, self._judge_dir / path.name)
+        judge = NotebookClient(
+            self.nb, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
+            kernel_name="python3", kernel_manager_class=AsyncKernelManager,
+            extra_arguments=list(self.extra_arguments), error_on_timeout=self.error_on_timeout,
+            resources={"metadata": {"path": str(self._judge_dir)}},
+            on_cell_executed=self.on_cell_executed, record_timing=False)
+        judge.km = judge.create_kernel_manager()
+        run_sync(judge.async_start_new_kernel)()
+        run_sync(judge.async_start_new_kernel_client)()
+        self._judge = judge
+        info = self.km.get_connection_info(session=False)
+        info = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in info.items()}
+        provisioner = self.km.provisioner
+        pid = provisioner.process.pid if provisioner and provisioner.process else 0
+        pgid = getattr(provisioner, "pgid", None) or pid
+        names = sorted(self._plan.answer_names)
+        code = ("import json as __json, labkit.remote as __labkit_remote\n"
+                f"globals().update(__labkit_remote.connect(__json.loads({json.dumps(info)!r}), "
+                f"{names!r}, {pgid}, {pid}, {float(self.timeout or 120)}))")
+        boot = nbformat.v4.new_code_cell(code)
+        judge.execute_cell(boot, 0, store_history=False)
+        errors = [o for o in boot.outputs if o.get("output_type") == "error"]
+        if errors:
+            raise RuntimeError("the judge could not reach the learner's kernel: "
+                               f"{errors[0].get('ename')}: {errors[0].get('evalue')}")
+
+    def _stop_judge(self) -> None:
+        judge, self._judge = self._judge, None
+        if judge is not None:
+            try:
+                if judge.kc is not None:
+                    judge.kc.stop_channels()
+                run_sync(judge.km.shutdown_kernel)(now=True)
+            except Exception:  # noqa: BLE001 (a judge that is already gone)
+                pass
+        if self._judge_dir is not None:
+            shutil.rmtree(self._judge_dir, ignore_errors=True)
+            self._judge_dir = None
+
