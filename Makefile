@@ -5,8 +5,10 @@
 #   make validate NB=path.ipynb     check your answers in one notebook
 #   make bench                      print the figures the course promises
 #   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex
-#                                   SANDBOX=off DB_URL=postgresql://user@host/course]
+#                                   SANDBOX=off DB_URL=postgresql://user@host/course
+#                                   SCHEDULER=tcp://host:8786]
 #                                   grade a whole class: gradebook, feedback, CSV, item report
+#                                   (on a local Dask cluster, or the one SCHEDULER names)
 #   make grade-demo                 grade a synthetic class of 00_getting_started
 #   make system                     install what the course needs from the OS (Debian):
 #                                   chromium (browser tests), bubblewrap (grading sandbox),
@@ -76,11 +78,13 @@ validate: $(STAMP)
 bench: $(STAMP)
 	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
-# JOBS here defaults to one worker per core (the JOBS ?= 2 above is for make test).
+# JOBS here defaults to one local Dask worker per core (the JOBS ?= 2 above is for make test);
+# SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead.
 autograde: system $(STAMP)
 	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
 	  $(if $(filter command line environment,$(origin JOBS)),--jobs $(JOBS)) \
-	  $(if $(PATTERN),--pattern '$(PATTERN)') $(if $(DB_URL),--db-url '$(DB_URL)')
+	  $(if $(PATTERN),--pattern '$(PATTERN)') $(if $(DB_URL),--db-url '$(DB_URL)') \
+	  $(if $(SCHEDULER),--scheduler '$(SCHEDULER)')
 
 grade-demo: system $(STAMP)
 	@$(BIN)/python grading/demo.py

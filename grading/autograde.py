@@ -1,16 +1,19 @@
 """Grade a whole class in one command: import, autograde in parallel, feedback, reports.
 
     python grading/autograde.py ASSIGNMENT SUBMISSIONS [--jobs N] [--hidden hide|show]
-                                [--pattern REGEX] [--course ROOT]
+                                [--pattern REGEX] [--course ROOT] [--scheduler tcp://host:8786]
     make autograde ASSIGNMENT=00_getting_started SUBMISSIONS=~/Downloads/class.zip
 
 1. Imports SUBMISSIONS (a folder or an LMS zip, see grading/submissions.py) into
    grading/submitted/<student>/<assignment>/; unchanged submissions are left as they are.
-2. Grades every new or changed submission in N worker processes (default: one per
-   core). Each worker owns a scratch course and gradebook; this process alone writes the
+2. Grades every new or changed submission on a Dask cluster (grading/cluster.py): a local
+   one with N workers (default: one per core), or an existing one (--scheduler). Each job
+   carries the submission's files in and its grades and files out as plain data; each
+   grading process owns a scratch course and gradebook; this process alone writes the
    course gradebook (grading/gradebook.db, nbgrader's own), one transaction per student,
    so no grade is lost or mixed up. A submission that runs longer than its limit has its
-   worker's whole process tree killed and is reported; the batch goes on.
+   grading process's whole tree killed and is reported; the batch goes on. A Dask worker
+   lost mid-run loses no grade: its jobs are graded again elsewhere, and the notes say so.
 3. Copies autograded notebooks and per-student HTML feedback into grading/autograded/ and
    grading/feedback/ (hidden tests' code hidden unless --hidden show).
 4. Writes grading/grades.csv (``nbgrader export``), grading/reports/<assignment>/
@@ -24,13 +27,9 @@ import argparse
 import hashlib
 import json
 import os
-import queue
-import select
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from contextlib import contextmanager
@@ -62,6 +61,7 @@ class Options:
     export: bool = True
     sandbox: str = "on"
     db_url: str | None = None
+    scheduler: str | None = None
 
 
 @dataclass
@@ -75,6 +75,9 @@ class Outcome:
     items: list[dict] = field(default_factory=list)
     reports: Path | None = None
     seconds: float = 0.0
+    cluster: list[str] = field(default_factory=list)
+    grade_seconds: list[float] = field(default_factory=list)  # in the grading processes
+    merge_seconds: list[float] = field(default_factory=list)  # here, per result
 
 
 # ---------------------------------------------------------------- the course and its state
@@ -152,42 +155,6 @@ def _write_json(path: Path, data) -> None:
     os.replace(tmp, path)
 
 
-COPY_BACK_BYTES = 200 * 1024 * 1024
-
-
-def _copy_regular_files(src: Path, dest: Path, budget: int = COPY_BACK_BYTES) -> None:
-    """Copy the regular files under ``src`` to ``dest``: no link is followed or copied, no
-    pipe or device is opened, and at most ``budget`` bytes are copied in all."""
-    import stat
-
-    dest.mkdir(parents=True)
-    for entry in sorted(os.scandir(src), key=lambda e: e.name):
-        st = entry.stat(follow_symlinks=False)
-        if stat.S_ISDIR(st.st_mode):
-            _copy_regular_files(Path(entry.path), dest / entry.name, budget)
-        elif stat.S_ISREG(st.st_mode) and st.st_size <= budget:
-            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            with os.fdopen(fd, "rb") as f, open(dest / entry.name, "wb") as out:
-                shutil.copyfileobj(f, out, length=1 << 20)
-            budget -= st.st_size
-
-
-def _copy_tree(src: Path, dest: Path) -> None:
-    """Replace ``dest`` by a copy of ``src`` in one rename (or remove it if src is absent)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.tmp")
-    old = dest.with_name(f".{dest.name}.old")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.rmtree(old, ignore_errors=True)
-    if src.is_dir() and not src.is_symlink():
-        _copy_regular_files(src, tmp)
-    if dest.exists():
-        dest.rename(old)
-    if tmp.exists():
-        tmp.rename(dest)
-    shutil.rmtree(old, ignore_errors=True)
-
-
 def prepare_template(opts: Options, workdir: Path) -> Path:
     """A scratch course holding the assignment, generated, with a gradebook of its own.
 
@@ -230,88 +197,13 @@ def prepare_template(opts: Options, workdir: Path) -> Path:
     return template
 
 
-# ---------------------------------------------------------------- worker processes
+# ---------------------------------------------------------------- grading on a Dask cluster
+# Every submission is one Dask task (grading/cluster.py): its files go in as bytes, its
+# grades, notes and files come back as plain data, and only on_result (in autograde, in
+# this process) writes the gradebook and the course's folders. A local cluster (one worker
+# per core) unless opts.scheduler names an existing one.
 
-def kill_tree(pid: int) -> None:
-    """Kill a process and every descendant (kernels run in sessions of their own)."""
-    import psutil
-
-    try:
-        root = psutil.Process(pid)
-        procs = root.children(recursive=True) + [root]
-    except psutil.NoSuchProcess:
-        return
-    for p in procs:
-        try:
-            p.kill()
-        except psutil.NoSuchProcess:
-            pass
-    psutil.wait_procs(procs, timeout=10)
-
-
-class WorkerSlot:
-    """One worker process and the scratch course it grades in."""
-
-    def __init__(self, index: int, template: Path, workdir: Path, opts: Options, env: dict):
-        self.index, self.template, self.opts, self.env = index, template, opts, env
-        self.dir = workdir / f"worker-{index}"
-        self.log = workdir / f"worker-{index}.log"
-        self.proc: subprocess.Popen | None = None
-        self.buffer = b""
-
-    def start(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
-        shutil.copytree(self.template, self.dir)
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "grading.grade_worker", str(self.dir),
-                 self.opts.assignment, self.opts.hidden, self.opts.sandbox],
-                cwd=REPO, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=log, start_new_session=True)
-        ready = self.read(deadline=time.monotonic() + 300)
-        if not ready or not ready.get("ready"):
-            self.stop()
-            tail = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
-            raise RuntimeError(f"grading worker {self.index} did not start:\n{tail}")
-
-    def read(self, deadline: float) -> dict | None:
-        """One JSON line from the worker, or None on timeout or if it died."""
-        assert self.proc and self.proc.stdout
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
-            if ready:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    return None
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return json.loads(line)
-
-    def send(self, job: dict) -> bool:
-        try:
-            self.proc.stdin.write((json.dumps(job) + "\n").encode())
-            self.proc.stdin.flush()
-            return True
-        except (BrokenPipeError, OSError):
-            return False
-
-    def stop(self, grace: float = 10) -> None:
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.send({"quit": True})
-            try:
-                self.proc.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                pass
-        kill_tree(self.proc.pid)
-        self.proc.wait()
-        self.proc = None
-        self.buffer = b""
+from grading.cluster import ClusterError, kill_tree  # noqa: E402,F401 (kill_tree: old home)
 
 
 def submission_limit(opts: Options, template: Path) -> float:
@@ -325,93 +217,23 @@ def submission_limit(opts: Options, template: Path) -> float:
     return per_cell * (cells + 2) + 60
 
 
-def run_workers(opts: Options, template: Path, workdir: Path, todo: list[tuple[str, Path]],
-                on_result, limit: float) -> None:
-    """Grade ``todo`` (student, folder) in worker processes, calling on_result in this thread."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["JUPYTER_CONFIG_PATH"] = str(REPO / "grading")
-    env.pop("NBGRADER_EXECUTION", None)
-    if opts.cell_timeout:
-        env["COURSE_CELL_TIMEOUT"] = str(opts.cell_timeout)
-    jobs: queue.Queue = queue.Queue()
-    for item in todo:
-        jobs.put(item)
-    results: queue.Queue = queue.Queue()
-    nslots = max(1, min(opts.jobs or os.cpu_count() or 1, len(todo)))
-    slots = [WorkerSlot(i, template, workdir, opts, env) for i in range(nslots)]
-    stop = threading.Event()
+def _write_tree(files: dict[str, bytes], dest: Path) -> None:
+    """Replace ``dest`` by exactly ``files`` (names checked) in one rename, or remove it if
+    there are none."""
+    from grading.cluster import write_tree
 
-    def loop(slot: WorkerSlot) -> None:
-        try:
-            while not stop.is_set():
-                try:
-                    student, src = jobs.get_nowait()
-                except queue.Empty:
-                    return
-                if slot.proc is None or slot.proc.poll() is not None:
-                    slot.stop()
-                    slot.start()
-                reply = None
-                started = time.monotonic()
-                if slot.send({"student": student, "src": str(src)}):
-                    try:
-                        reply = slot.read(deadline=started + limit)
-                    except ValueError:  # not JSON: never trust a garbled channel
-                        reply = None
-                if reply is not None and (not isinstance(reply, dict)
-                                          or reply.get("student") != student):
-                    slot.stop(grace=0)
-                    reply = {"student": student, "notebooks": {}, "graded": False,
-                             "errors": ["not graded: its grading process answered for another "
-                                        "job; scored 0"]}
-                elif reply is None:
-                    try:  # EOF comes a moment before the exit status
-                        slot.proc.wait(timeout=2)
-                    except subprocess.TimeoutExpired:
-                        pass
-                    status = slot.proc.poll()
-                    died = status is not None
-                    took = time.monotonic() - started
-                    slot.stop(grace=0)
-                    reason = (f"its grading process died after {took:.0f} s (exit status "
-                              f"{status})" if died else
-                              f"grading took longer than {limit:.0f} s and was stopped")
-                    reply = {"student": student, "errors": [f"not graded: {reason}; scored 0"],
-                             "notebooks": {}, "graded": False}
-                else:
-                    reply["root"] = str(slot.dir)  # where the files are: known here, not told
-                results.put(reply)
-        except BaseException as exc:  # noqa: BLE001 (reported in the main thread)
-            results.put({"fatal": f"{type(exc).__name__}: {exc}"})
-        finally:
-            slot.stop()
-
-    threads = [threading.Thread(target=loop, args=(s,), daemon=True) for s in slots]
-    for t in threads:
-        t.start()
-    try:
-        done = 0
-        while done < len(todo):
-            try:
-                r = results.get(timeout=1)
-            except queue.Empty:
-                if not any(t.is_alive() for t in threads) and results.empty():
-                    raise RuntimeError("grading workers stopped before every submission "
-                                       f"was graded (see logs in {workdir})") from None
-                continue
-            if "fatal" in r:
-                raise RuntimeError(r["fatal"])
-            on_result(r)
-            done += 1
-    finally:
-        stop.set()
-        for s in slots:
-            if s.proc is not None and s.proc.poll() is None and any(t.is_alive() for t in threads):
-                kill_tree(s.proc.pid)
-        for t in threads:
-            t.join(timeout=30)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    old = dest.with_name(f".{dest.name}.old")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+    if files:
+        write_tree(files, tmp)
+    if dest.exists():
+        dest.rename(old)
+    if tmp.exists():
+        tmp.rename(dest)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- the gradebook
@@ -564,7 +386,10 @@ def check_options(opts: Options) -> None:
         raise UsageError(f"HIDDEN={opts.hidden!r}: use HIDDEN=hide (default) or HIDDEN=show")
     if opts.sandbox not in ("on", "off"):
         raise UsageError(f"SANDBOX={opts.sandbox!r}: use SANDBOX=on (default) or SANDBOX=off")
-    if opts.sandbox == "on":
+    if opts.scheduler is not None and "://" not in opts.scheduler:
+        raise UsageError(f"SCHEDULER={opts.scheduler!r}: write the Dask scheduler's address as "
+                         "tcp://host:8786, or leave SCHEDULER unset to grade on this machine")
+    if opts.sandbox == "on" and not opts.scheduler:  # a cluster's workers check their own
         from grading.sandbox import unavailable
 
         why = unavailable()
@@ -648,6 +473,7 @@ def autograde(opts: Options) -> Outcome:
                        disable=opts.quiet, file=sys.stderr)
 
             def on_result(r: dict) -> None:
+                t0 = time.monotonic()
                 sid = r["student"]
                 if "crash" in r:
                     r = {"student": sid, "notebooks": {}, "graded": False,
@@ -655,10 +481,11 @@ def autograde(opts: Options) -> Outcome:
                                     + r["crash"].strip().splitlines()[-1]]}
                 # the submission time is when its content was imported, never a file's claim
                 merge_result(db_url, a, r, imported_at.get(sid))
-                wroot = Path(r["root"]) if r.get("root") and r.get("graded") else None
+                files = r.get("files", {}) if r.get("graded") else {}
                 for kind in ("autograded", "feedback"):
-                    src = wroot / "grading" / kind / sid / a if wroot else Path("/nonexistent")
-                    _copy_tree(src, course / "grading" / kind / sid / a)
+                    _write_tree(files.get(kind, {}), course / "grading" / kind / sid / a)
+                if r.get("seconds") is not None:
+                    out.grade_seconds.append(float(r["seconds"]))
                 notes = import_notes.get(sid, []) + r.get("notes", [])
                 if r.get("errors"):
                     out.problems[sid] = r["errors"] + notes
@@ -668,12 +495,19 @@ def autograde(opts: Options) -> Outcome:
                                           "imported": imported_at.get(sid)}
                 _write_json(state_path, state)
                 out.graded.append(sid)
+                out.merge_seconds.append(time.monotonic() - t0)
+                bar.update(1)
+
+            def on_lost(sid: str, why: str) -> None:  # not merged: a re-run grades it
+                out.problems[sid] = [why]
+                out.cluster.append(f"{sid}: {why}")
                 bar.update(1)
 
             try:
-                run_workers(opts, template, workdir,
-                            [(sid, submitted / sid / a) for sid, _, _ in todo_students],
-                            on_result, limit)
+                from grading.cluster import grade_all
+
+                grade_all(opts, template, [(sid, submitted / sid / a) for sid, _, _ in todo_students],
+                          on_result, on_lost, limit, out.cluster)
             finally:
                 bar.close()
         finally:
@@ -722,6 +556,8 @@ def print_summary(opts: Options, out: Outcome) -> None:
     else:
         print("WARNING: graded with SANDBOX=off: students' code could read and change what "
               "this user can; grades.csv marks these grades unsandboxed.")
+    for line in out.cluster:
+        print(line)
     print(table(["student", "score", "of", "status"],
                 [[r["student"], _num(r["score"]), _num(r["max_score"]),
                   "problem: " + out.problems[r["student"]][0] if r["student"] in out.problems
@@ -743,7 +579,8 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("assignment", nargs="?", default="")
     p.add_argument("submissions", nargs="?", default="")
-    p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per core)")
+    p.add_argument("--jobs", type=int, default=0, help="workers of the local Dask cluster "
+                   "(default: one per core)")
     p.add_argument("--hidden", default="hide", help="hide (default) or show hidden tests' code "
                    "in feedback")
     p.add_argument("--pattern", default=None, help="regex for LMS zip file names, with groups "
@@ -755,14 +592,16 @@ def main(argv: list[str]) -> int:
                    "bubblewrap sandbox; off: without one, every grade marked unsandboxed")
     p.add_argument("--db-url", default=None, help="the gradebook as an SQLAlchemy URL, e.g. "
                    "postgresql://user@host/course (default: grading/gradebook.db, SQLite)")
+    p.add_argument("--scheduler", default=None, help="grade on an existing Dask cluster, e.g. "
+                   "tcp://host:8786 (default: a local cluster, one worker per core or --jobs)")
     args = p.parse_args(argv)
     opts = Options(args.assignment, Path(args.submissions) if args.submissions else None,
                    args.course.resolve(), args.jobs, args.hidden, args.pattern or None,
                    args.cell_timeout, args.quiet, sandbox=args.sandbox,
-                   db_url=args.db_url or None)
+                   db_url=args.db_url or None, scheduler=args.scheduler or None)
     try:
         out = autograde(opts)
-    except (UsageError, SubmissionsError) as exc:
+    except (UsageError, SubmissionsError, ClusterError) as exc:
         print(f"autograde: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
