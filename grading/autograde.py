@@ -541,6 +541,9 @@ def autograde(opts: Options) -> Outcome:
     plot_items(out.items, reports / "items.png", f"{a}: credit per test cell ({len(rows)} students)")
     if opts.export:
         export_csv(db_url, course / "grading" / "grades.csv")
+        from grading.lms_export import write_lms_files  # Canvas's and Moodle's grade imports
+
+        write_lms_files(db_url, a, reports)  # reports/<a>/canvas.csv, moodle.csv
     out.reports = reports
     out.seconds = time.monotonic() - started
     return out
