@@ -63,6 +63,23 @@ class RemoteDied(RuntimeError):
 # Learner's side: runs inside the sandboxed kernel. Its output is untrusted by design.
 # ----------------------------------------------------------------------------------
 _handles: dict[int, Any] = {}
+_args: dict[int, int] = {}   # id of each tensor argument of the current call -> its position
+
+
+def _tensors_in(x: Any, depth: int = 0) -> list:
+    """Tensors in arguments (inside lists, tuples and dicts too), in a fixed order."""
+    if depth > 8:
+        return []
+    if type(x) in (list, tuple):
+        return [t for v in x for t in _tensors_in(v, depth + 1)]
+    if type(x) is dict:
+        return [t for v in x.values() for t in _tensors_in(v, depth + 1)]
+    mod = type(x).__module__ or ""
+    if mod.startswith("torch"):
+        import torch
+        if isinstance(x, torch.Tensor):
+            return [x]
+    return []
 
 
 class _Loader(pickle.Unpickler):
@@ -80,8 +97,11 @@ class _Loader(pickle.Unpickler):
 
 def _serve(payload: str) -> str:
     """Run one request from the judge; return the JSON reply."""
+    _args.clear()
     try:
         op, target, data = _Loader(io.BytesIO(base64.b64decode(payload))).load()
+        given = _tensors_in(list(data)) if op in ("ship", "call") else []
+        _args.update({id(t): i for i, t in reversed(list(enumerate(given)))})
         if op == "ship":
             fn, args, kwargs = target, *data
             import __main__
@@ -113,8 +133,13 @@ def _serve(payload: str) -> str:
             value = {"type": type(target).__name__, "callable": callable(target)}
         else:
             raise ValueError(f"unknown request {op!r}")
-        return json.dumps({"ok": _encode(value, 0)}, allow_nan=True)
+        reply = {"ok": _encode(value, 0)}
+        if given:  # what the call did to the tensors it was given (in-place functions)
+            _args.clear()
+            reply["args"] = [_encode(t, 0) for t in given]
+        return json.dumps(reply, allow_nan=True)
     except BaseException as exc:  # noqa: BLE001 (everything goes back to the judge)
+        _args.clear()
         return json.dumps({"exc": _encode_exc(exc)})
 
 
@@ -143,12 +168,14 @@ def _encode(x: Any, depth: int) -> Any:
     mod = t.__module__ or ""
     if mod.startswith("torch"):
         import torch
+        if isinstance(x, torch.Tensor) and id(x) in _args:
+            return {"__t": "arg", "i": _args[id(x)]}
         if isinstance(x, torch.Tensor):
             if x.layout != torch.strided or x.is_quantized:
                 x = x.to_dense()
             dev = str(x.device)
             data = x.detach().cpu().contiguous()
-            raw = data.view(torch.uint8).numpy().tobytes() if data.numel() else b""
+            raw = data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
             return {"__t": "tensor", "dtype": str(data.dtype).removeprefix("torch."),
                     "shape": list(data.shape), "device": dev, "b64": _b64(raw),
                     "grad": bool(x.requires_grad)}
@@ -244,6 +271,11 @@ class Remote:
             raise TypeError("iterating the learner's object did not give a list")
         return iter(items)
 
+    def __reduce_ex__(self, protocol):
+        raise TypeError("the learner's objects live in the learner's kernel and cannot be sent "
+                        "to another process from the judge: run this step in a function "
+                        "decorated with labkit.remote.in_learner_kernel")
+
     def __repr__(self):
         kind, key = self._target
         what = f"'{key}'" if kind == "n" else f"object of type {self._type}"
@@ -270,16 +302,21 @@ class _Dumper:
         return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _decode(x: Any, depth: int = 0) -> Any:
+def _decode(x: Any, depth: int = 0, given: list | None = None) -> Any:
     if depth > MAX_DEPTH:
         raise ValueError("reply nested too deeply")
     if x is None or type(x) in (bool, int, str):
         return x
     if type(x) is list:
-        return [_decode(v, depth + 1) for v in x]
+        return [_decode(v, depth + 1, given) for v in x]
     if type(x) is not dict or type(x.get("__t")) is not str:
         raise ValueError("malformed reply from the learner's kernel")
     t = x["__t"]
+    if t == "arg":  # the very tensor the judge passed in (returned, or kept in a container)
+        i = x["i"]
+        if type(i) is not int or not given or not 0 <= i < len(given):
+            raise ValueError("malformed argument reference")
+        return given[i]
     if t == "float":
         return float(_str(x["v"]))
     if t == "complex":
@@ -290,7 +327,7 @@ def _decode(x: Any, depth: int = 0) -> Any:
         items = [_decode(v, depth + 1) for v in _list(x["v"])]
         return {"tuple": tuple, "set": set, "frozenset": frozenset}[t](items)
     if t == "dict":
-        return {_decode(k, depth + 1): _decode(v, depth + 1) for k, v in
+        return {_decode(k, depth + 1, given): _decode(v, depth + 1, given) for k, v in
                 (_pair(p) for p in _list(x["v"]))}
     if t == "tensor":
         import torch
@@ -479,10 +516,34 @@ class Session:
             raise _exception(body["exc"])
         if "ok" not in body:
             raise LearnerCodeError("no readable reply from the learner's kernel")
+        given = _tensors_in(list(data)) if op in ("ship", "call") else []
         try:
-            return _decode(body["ok"])
+            if given and "args" in body:
+                self._write_back(given, body["args"])
+            return _decode(body["ok"], 0, given)
         except (ValueError, KeyError, TypeError, RecursionError, OverflowError) as exc:
             raise LearnerCodeError(f"the reply is not plain data: {exc}") from None
+
+    @staticmethod
+    def _write_back(given: list, new: Any) -> None:
+        """Copy what the learner's code did to the tensors it was given into the judge's own
+        tensors, so in-place functions (``allreduce_``) behave as if called here."""
+        import torch
+
+        new = _list(new)
+        if len(new) != len(given):
+            raise ValueError("the reply describes other arguments than were sent")
+        with torch.no_grad():
+            for mine, theirs in zip(given, new):
+                if type(theirs) is dict and theirs.get("__t") == "arg":
+                    continue
+                value = _decode(theirs)
+                if not isinstance(value, torch.Tensor):
+                    raise ValueError("an argument tensor came back as something else")
+                if value.dtype == mine.dtype and value.shape == mine.shape:
+                    mine.copy_(value)
+                else:
+                    mine.set_(value.to(mine.device))
 
     def _interrupt(self) -> None:
         import signal
