@@ -10,9 +10,12 @@
 #                                   grade a whole class: gradebook, feedback, CSV, item report
 #                                   (on a local Dask cluster, or the one SCHEDULER names)
 #   make grade-demo                 grade a synthetic class of 00_getting_started
+#   make hub [HUB_PORT=8000]        the course on a local JupyterHub: students ada, ben, cy and
+#                                   an instructor, nbgrader's exchange (grading/hub/)
 #   make system                     install what the course needs from the OS (Debian):
 #                                   chromium (browser tests), bubblewrap (grading sandbox),
-#                                   postgresql (a class server's gradebook)
+#                                   postgresql (a class server's gradebook), nodejs and npm
+#                                   (the hub's proxy)
 
 PYTHON ?= python3.11
 VENV := .venv
@@ -26,23 +29,29 @@ JOBS ?= 2
 HIDDEN ?= hide
 SANDBOX ?= on
 # Debian packages the course needs: the browser tests drive chromium, the grader's
-# sandbox is bubblewrap (prlimit and setpriv come with util-linux, always installed), and
-# a class server's gradebook is PostgreSQL (its tests start a server of their own).
-SYSTEM_PACKAGES := chromium bubblewrap postgresql
-SYSTEM_PROGRAMS := /usr/bin/chromium /usr/bin/bwrap /usr/lib/postgresql/*/bin/initdb
+# sandbox is bubblewrap (prlimit and setpriv come with util-linux, always installed),
+# a class server's gradebook is PostgreSQL (its tests start a server of their own), and
+# the course hub's proxy is an npm package (nodejs, npm). Each entry is program:packages;
+# only the packages of missing programs are installed (a machine with another Node.js,
+# e.g. NodeSource's, keeps it: Debian's npm would conflict with it).
+SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap \
+  /usr/lib/postgresql/*/bin/initdb:postgresql /usr/bin/npm:nodejs,npm
+HUB_PORT ?= 8000
 
-.PHONY: lab test lint release validate bench autograde grade-demo check-python system
+.PHONY: lab test lint release validate bench autograde grade-demo check-python system hub
 
 # Installs the missing Debian packages as root or with non-interactive sudo; otherwise
 # stops, before anything runs, with the one command that installs them.
 system:
-	@missing=""; for p in $(SYSTEM_PROGRAMS); do [ -x "$$p" ] || missing="$$missing $$p"; done; \
+	@missing=""; packages=""; for need in $(SYSTEM_NEEDS); do found=""; \
+	  for p in $${need%%:*}; do [ -x "$$p" ] && found=1; done; \
+	  [ -n "$$found" ] || { missing="$$missing $${need%%:*}"; packages="$$packages $$(echo $${need#*:} | tr , ' ')"; }; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" -eq 0 ]; then SUDO=""; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
-	else echo "error: missing$$missing; install them with: sudo apt-get update && sudo apt-get install -y $(SYSTEM_PACKAGES)" >&2; exit 1; fi; \
-	echo "installing $(SYSTEM_PACKAGES) (missing:$$missing)"; \
-	$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null \
-	  || { echo "error: could not install $(SYSTEM_PACKAGES); run: sudo apt-get update && sudo apt-get install -y $(SYSTEM_PACKAGES)" >&2; exit 1; }
+	else echo "error: missing$$missing; install them with: sudo apt-get update && sudo apt-get install -y$$packages" >&2; exit 1; fi; \
+	echo "installing$$packages (missing:$$missing)"; \
+	$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$packages >/dev/null \
+	  || { echo "error: could not install$$packages; run: sudo apt-get update && sudo apt-get install -y$$packages" >&2; exit 1; }
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null || { \
@@ -88,3 +97,8 @@ autograde: system $(STAMP)
 
 grade-demo: system $(STAMP)
 	@$(BIN)/python grading/demo.py
+
+# The course on a local JupyterHub (demo grade: shared password, one Unix user), with
+# nbgrader's exchange; grading/hub/run.py installs the pinned proxy with npm ci first.
+hub: system $(STAMP)
+	$(BIN)/python grading/hub/run.py --port $(HUB_PORT)

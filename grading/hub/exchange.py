@@ -1,0 +1,124 @@
+"""The instructor's side of nbgrader's exchange on the course hub, around make autograde.
+
+    python grading/hub/exchange.py release  ASSIGNMENT   # notebooks/<a>/ -> the exchange
+    python grading/hub/exchange.py collect  ASSIGNMENT   # the exchange -> grading/hub/collected/
+    make autograde ASSIGNMENT=... SUBMISSIONS=grading/hub/collected
+    python grading/hub/exchange.py feedback ASSIGNMENT   # grading/feedback/ -> the exchange
+
+Each step is nbgrader's own command (release_assignment, collect, release_feedback) run
+with the course's configuration. Collected hand-ins go to a folder of their own, which
+make autograde then imports like any other folder of submissions; ``feedback`` puts back,
+beside each student's feedback, the submission's timestamp and secret that nbgrader's
+release_feedback needs to address the feedback to that hand-in (the course's grading
+imports notebooks, not those two files).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from grading.course import REPO, nbgrader  # noqa: E402
+
+COLLECTED = Path("grading") / "hub" / "collected"
+RECEIPTS = ("timestamp.txt", "submission_secret.txt")
+
+
+class ExchangeError(RuntimeError):
+    """A step cannot run; the message names the fix."""
+
+
+def _check(course: Path, assignment: str) -> None:
+    if not (course / "solutions" / assignment).is_dir():
+        known = sorted(p.name for p in (course / "solutions").iterdir() if p.is_dir()) \
+            if (course / "solutions").is_dir() else []
+        raise ExchangeError(f"unknown assignment {assignment!r}: solutions/ holds "
+                            f"{', '.join(known) or 'none'}; pass one of those")
+
+
+def release(course: Path, assignment: str) -> str:
+    """nbgrader release_assignment: the learner version in notebooks/ goes to the exchange."""
+    _check(course, assignment)
+    if not (course / "notebooks" / assignment).is_dir():
+        raise ExchangeError(f"notebooks/{assignment} is missing: run 'make release' first")
+    p = nbgrader("release_assignment", assignment, "--force", root=course, check=False)
+    if p.returncode:
+        raise ExchangeError(f"nbgrader release_assignment failed: {_last(p)}")
+    return p.stderr
+
+
+def collect(course: Path, assignment: str) -> Path:
+    """nbgrader collect, into grading/hub/collected/<student>/<assignment>/ (latest hand-in)."""
+    _check(course, assignment)
+    dest = course / COLLECTED
+    p = nbgrader("collect", assignment, "--update",
+                 f"--CourseDirectory.submitted_directory={dest}", root=course, check=False)
+    if p.returncode:
+        raise ExchangeError(f"nbgrader collect failed: {_last(p)}")
+    return dest
+
+
+def feedback(course: Path, assignment: str, collected: Path | None = None) -> list[str]:
+    """nbgrader release_feedback for every collected student with feedback; returns them."""
+    _check(course, assignment)
+    collected = collected or course / COLLECTED
+    released = []
+    for sdir in sorted(p for p in collected.glob("*") if (p / assignment).is_dir()):
+        fb = course / "grading" / "feedback" / sdir.name / assignment
+        if not any(fb.glob("*.html")) or not all((sdir / assignment / n).is_file()
+                                                   for n in RECEIPTS):
+            continue
+        for name in RECEIPTS:
+            shutil.copyfile(sdir / assignment / name, fb / name)
+        released.append(sdir.name)
+    if not released:
+        raise ExchangeError(f"no feedback to release for {assignment}: run 'collect', then "
+                            f"make autograde ASSIGNMENT={assignment} SUBMISSIONS={COLLECTED}")
+    # students graded from elsewhere (an LMS zip) have no hand-in in the exchange to answer
+    others = sorted(p.parent.name for p in (course / "grading" / "feedback").glob(f"*/{assignment}")
+                    if p.parent.name not in released)
+    args = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
+    p = nbgrader("release_feedback", assignment, *args, root=course, check=False)
+    if p.returncode:
+        raise ExchangeError(f"nbgrader release_feedback failed: {_last(p)}")
+    return released
+
+
+def _last(proc) -> str:
+    lines = (proc.stderr + proc.stdout).strip().splitlines()
+    return lines[-1] if lines else f"exit {proc.returncode}"
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("step", choices=["release", "collect", "feedback"])
+    p.add_argument("assignment")
+    p.add_argument("--course", type=Path, default=Path(os.environ.get("COURSE_ROOT") or REPO))
+    args = p.parse_args(argv)
+    course = args.course.resolve()
+    try:
+        if args.step == "release":
+            release(course, args.assignment)
+            print(f"released {args.assignment} to {course / 'grading' / 'exchange'}")
+        elif args.step == "collect":
+            dest = collect(course, args.assignment)
+            got = sorted(Path(d).parent.name for d in dest.glob(f"*/{args.assignment}"))
+            print(f"collected {len(got)} hand-in(s) into {dest}: {', '.join(got) or 'none'}\n"
+                  f"next: make autograde ASSIGNMENT={args.assignment} SUBMISSIONS={dest}")
+        else:
+            who = feedback(course, args.assignment)
+            print(f"feedback released for {', '.join(who)}: students fetch it from the "
+                  "Assignment List (Fetch Feedback)")
+    except ExchangeError as exc:
+        print(f"exchange: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
