@@ -5,8 +5,10 @@
 Times gelu(X @ W1) @ W2 (X: n x d, W1: d x 4d, W2: 4d x d, as in a transformer's
 feed-forward layer) with all tensors in one format, on the first CUDA GPU if there is one,
 else on the CPU, and prints GFLOP/s and the ratio to FP32, measured side by side in one
-run. The device is named in the output (GPU name, or CPU model and its low-precision
-instruction flags) so figures can be quoted with it.
+run, timed with CUDA events on a GPU. On a GPU it also times a whole training step (4 blocks
+of Linear 4096-16384-4096 with GELU, batch 8192, AdamW) in FP32, TF32, BF16 autocast and FP16
+autocast with GradScaler. The device is named in the output (GPU name, or CPU model and its
+low-precision instruction flags) so figures can be quoted with it.
 """
 
 from __future__ import annotations
@@ -32,28 +34,69 @@ def cpu_description() -> str:
     return f"{model} (low-precision flags: {', '.join(flags) or 'none'})"
 
 
+def seconds_per_call(fn, device: torch.device, reps: int) -> float:
+    """Best of three timed rounds of reps calls (after a warm-up round): CUDA events on a GPU."""
+    best = float("inf")
+    for _ in range(4):  # the first round warms up
+        if device.type == "cuda":
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(reps):
+                fn()
+            stop.record()
+            stop.synchronize()
+            seconds = start.elapsed_time(stop) / 1e3
+        else:
+            start = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            seconds = time.perf_counter() - start
+        best = min(best, seconds)
+    return best / reps
+
+
 def block_gflops(dtype: torch.dtype, device: torch.device, n: int, d: int, reps: int,
                  tf32: bool = False) -> float:
     """GFLOP/s of gelu(X @ W1) @ W2 in dtype; best of three timed rounds of reps calls."""
     gen = torch.Generator().manual_seed(0)
     X, W1, W2 = (torch.randn(shape, generator=gen).div(8).to(device, dtype)
                  for shape in ((n, d), (d, 4 * d), (4 * d, d)))
-    if device.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = tf32
-        sync = lambda: torch.cuda.synchronize(device)  # noqa: E731
-    else:
-        sync = lambda: None  # noqa: E731
-    best = float("inf")
-    for _ in range(4):  # the first round warms up
-        sync()
-        start = time.perf_counter()
-        for _ in range(reps):
-            F.gelu(X @ W1) @ W2
-        sync()
-        best = min(best, time.perf_counter() - start)
-    if device.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = False
-    return 16 * n * d * d * reps / best / 1e9
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    try:
+        seconds = seconds_per_call(lambda: F.gelu(X @ W1) @ W2, device, reps)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+    return 16 * n * d * d / seconds / 1e9
+
+
+def training_step_ms(mode: str, device: torch.device, batch: int, blocks: int, width: int,
+                     reps: int) -> float:
+    """Milliseconds per AdamW step of blocks x (Linear width-4width, GELU, Linear 4width-width)."""
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(blocks):
+        layers += [torch.nn.Linear(width, 4 * width), torch.nn.GELU(), torch.nn.Linear(4 * width, width)]
+    model = torch.nn.Sequential(*layers).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    X, target = torch.randn(batch, width, device=device), torch.randn(batch, width, device=device)
+    dtype = {"BF16 autocast": torch.bfloat16, "FP16 autocast + GradScaler": torch.float16}.get(mode)
+    scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast(device.type, dtype=dtype or torch.bfloat16, enabled=dtype is not None):
+            loss = F.mse_loss(model(X), target)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = mode == "TF32"
+    try:
+        return seconds_per_call(step, device, reps) * 1e3
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
 
 
 def main(argv: list[str]) -> int:
@@ -80,6 +123,17 @@ def main(argv: list[str]) -> int:
     speed = {label: block_gflops(dt, device, n, d, reps, tf32) for label, dt, tf32 in formats}
     for label, gflops in speed.items():
         print(f"{label}: {gflops:10.1f} GFLOP/s  ({gflops / speed['FP32']:.2f}x FP32)")
+    if device.type == "cuda":
+        batch, blocks, width = 8192, 4, 4096
+        print(f"training step: {blocks} x (Linear {width}-{4 * width}, GELU, Linear {4 * width}-{width}), "
+              f"batch {batch}, AdamW; best of 3 rounds of 5")
+        flop = 3 * 2 * batch * blocks * 2 * width * 4 * width
+        step_ms = {mode: training_step_ms(mode, device, batch, blocks, width, 5)
+                   for mode in ("FP32", "TF32", "BF16 autocast", "FP16 autocast + GradScaler")}
+        for mode, ms in step_ms.items():
+            print(f"{mode:<28} {ms:8.1f} ms  ({step_ms['FP32'] / ms:.1f}x FP32, {flop / ms / 1e9:.0f} TFLOP/s)")
+    else:
+        print("no CUDA GPU: the GPU-scale training step is skipped")
     return 0
 
 
