@@ -39,3 +39,40 @@ def test_scaler_rejects_bad_arguments_with_a_fix(namespace):
         scaler_cls(growth_factor=0.5)
     with pytest.raises(ValueError, match="growth_interval must be a positive int"):
         scaler_cls(growth_interval=0)
+
+
+def _throughput_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "05_precision_throughput.py"
+    spec = importlib.util.spec_from_file_location("precision_throughput", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_throughput_benchmark_leaves_allow_tf32_as_it_found_it(before):
+    import torch
+
+    bench = _throughput_benchmark()
+    saved = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = before
+        gflops = bench.block_gflops(torch.float32, torch.device("cpu"), 8, 8, 1, tf32=not before)
+        assert gflops > 0, f"expected a positive GFLOP/s figure, got {gflops}"
+        assert torch.backends.cuda.matmul.allow_tf32 is before, (
+            f"allow_tf32 was {before} before the benchmark and "
+            f"{torch.backends.cuda.matmul.allow_tf32} after it")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+
+
+def test_learner_scaler_stops_where_gradscaler_stops_at_fp32_max(namespace):
+    flags = [False] * 6 + [True] + [False] * 3
+    kwargs = dict(init_scale=2.0**125, growth_interval=1)
+    mine = namespace["learner_scales"](flags, **kwargs)
+    ref = namespace["gradscaler_scales"](flags, **kwargs)
+    assert mine == ref, f"GradScaler's scales {ref}, the solution's {mine}"
+    assert max(ref) == 2.0**127, f"expected GradScaler to stop at 2^127, got max {max(ref)}"

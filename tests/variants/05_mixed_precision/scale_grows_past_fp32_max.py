@@ -1,0 +1,10 @@
+# cell: dynamic_loss_scaler
+# loses: test_scaler_trajectory
+if bool(found_inf):
+    self.scale_value *= self.backoff_factor
+    self._growth_tracker = 0
+else:
+    self._growth_tracker += 1
+    if self._growth_tracker == self.growth_interval:
+        self.scale_value *= self.growth_factor
+        self._growth_tracker = 0
