@@ -320,7 +320,7 @@ def run_flow(hub, browser, started: list) -> dict:
     teacher, page = new_page(browser), new_page(browser)
     log_in(teacher, hub, INSTRUCTOR, wait=False)
     log_in(page, hub, STUDENT)
-    timings["log in and spawn"] = time.monotonic() - t0
+    timings["release, log in, spawn"] = time.monotonic() - t0
     formgrader = page.request.get(f"{hub.url}/user/{STUDENT}/formgrader")
     assert formgrader.status == 404, "a student's server must not serve the formgrader"
     panel = open_assignment_list(page)
@@ -348,6 +348,7 @@ def run_flow(hub, browser, started: list) -> dict:
     assert (collected / STUDENT / A / NB).is_file(), (
         f"collect found no submission:\n{log}\nexchange holds: "
         f"{sorted(str(p.relative_to(exchange)) for p in exchange.rglob('*'))}")
+    timings["collect"] = time.monotonic() - t0 - sum(timings.values())
     lms = grade_lms_zip(collected / STUDENT / A / NB, hub.base / "lms")  # meanwhile
     started.append(lms[0])
     grade = subprocess.run(
@@ -357,9 +358,9 @@ def run_flow(hub, browser, started: list) -> dict:
     assert grade.returncode == 0, grade.stdout[-3000:] + grade.stderr[-3000:]
     feedback = hub.course / "grading" / "feedback" / STUDENT / A
     assert (feedback / f"{A}.html").is_file(), grade.stdout[-3000:]
+    timings["make autograde"] = time.monotonic() - t0 - sum(timings.values())
     exchange_py("feedback", hub.course)
-    timings["collect, autograde, release feedback"] = (time.monotonic() - t0
-                                                       - sum(timings.values()))
+    timings["release feedback"] = time.monotonic() - t0 - sum(timings.values())
 
     # the instructor's JupyterLab serves the course's formgrader, which reads the gradebook
     lab_loaded(teacher, INSTRUCTOR)
@@ -368,6 +369,7 @@ def run_flow(hub, browser, started: list) -> dict:
     row = next((r for r in listed.json() if r["name"] == A), None)
     assert row and row["num_submissions"] == 1, f"formgrader lists {listed.json()}"
     teacher.context.close()
+    timings["instructor's formgrader"] = time.monotonic() - t0 - sum(timings.values())
 
     # 4. the student fetches the feedback
     page.locator("#refresh_assignments_list").click()
