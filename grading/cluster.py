@@ -425,7 +425,7 @@ def connect(scheduler: str | None, jobs: int, sandbox: str, connect_timeout: flo
         # Threads, not processes: the grading itself runs in the grading children, so the
         # Dask workers only wait on them; no process to spawn, nothing to pickle.
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=":0", silence_logs=logging.ERROR)
         return Client(cluster, set_as_default=False), cluster
     fix = (f"start one on that machine with 'dask scheduler' and workers with 'dask worker "
            f"{scheduler}' (each in a checkout of the course, with its .venv), or leave "
