@@ -47,6 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 COPY_BACK_BYTES = 200 * 1024 * 1024  # autograded notebooks + feedback of one submission
 START_SECONDS = 300  # a grading child imports nbgrader and reads its gradebook
 WORKERLESS_SECONDS = 300  # a remote cluster with no worker this long stops the run
+IDLE_SECONDS = 3600  # a grading child with no job this long exits
 
 
 class ClusterError(RuntimeError):
@@ -381,7 +382,12 @@ def serve(argv: list[str]) -> int:
     worker = Worker(root, assignment, hidden, sandbox)
     incoming = root / "incoming"
     proto.write(json.dumps({"ready": True}) + "\n")
-    for line in sys.stdin:
+    while True:  # one job at a time: the parent sends the next only after the reply
+        if not select.select([sys.stdin], [], [], IDLE_SECONDS)[0]:
+            break  # a run whose instructor vanished: do not hold a scratch course for ever
+        line = sys.stdin.readline()
+        if not line:
+            break
         if not line.strip():
             continue
         job = json.loads(line)
@@ -422,6 +428,8 @@ def connect(scheduler: str | None, jobs: int, sandbox: str, connect_timeout: flo
     from distributed import Client, LocalCluster
 
     if not scheduler:
+        for name in ("distributed", "distributed.batched"):  # shutdown chatter of a local run
+            logging.getLogger(name).setLevel(logging.ERROR)
         # Threads, not processes: the grading itself runs in the grading children, so the
         # Dask workers only wait on them; no process to spawn, nothing to pickle.
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False,
