@@ -71,10 +71,32 @@ def bound_names(tree: ast.Module) -> set[str]:
     return out
 
 
-def free_names(tree: ast.Module) -> set[str]:
-    """Every name a cell reads anywhere (nested functions included), builtins left out."""
-    return {n.id for n in ast.walk(tree)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - BUILTINS
+def free_names(source: str) -> set[str]:
+    """Names a cell reads from the notebook's globals and does not bind itself: module-level
+    reads of names the cell never assigns, and globals read inside its functions, lambdas
+    and comprehensions (their parameters and locals left out). Builtins left out."""
+    import symtable
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        top = symtable.symtable(TransformerManager().transform_cell(source), "<cell>", "exec")
+    except SyntaxError:
+        return set()
+    bound = {s.get_name() for s in top.get_symbols()
+             if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    found = {s.get_name() for s in top.get_symbols() if s.is_referenced()} - bound
+
+    def visit(table) -> None:
+        for child in table.get_children():
+            for sym in child.get_symbols():
+                if sym.is_referenced() and (sym.is_global() or sym.is_free()) \
+                        and not sym.is_declared_global():
+                    found.add(sym.get_name())
+            visit(child)
+
+    visit(top)
+    return (found - bound) - BUILTINS
 
 
 @dataclass
@@ -100,7 +122,7 @@ class Plan:
             elif meta.get("grade"):
                 gid = meta["grade_id"]
                 plan.tests[gid] = cell.source
-                want = (free_names(tree) if tree else set())
+                want = free_names(cell.source)
                 chosen: set[int] = set()
                 while True:
                     want -= plan.answer_names
@@ -113,7 +135,7 @@ class Plan:
                         want |= given[i][2]
                 plan.needs[gid] = [given[i][0] for i in sorted(chosen)]
             elif tree is not None:
-                given.append((cell.source, bound_names(tree), free_names(tree)))
+                given.append((cell.source, bound_names(tree), free_names(cell.source)))
         return plan
 
 
@@ -141,6 +163,8 @@ class JudgedExecute(RobustExecute):
         self._judge_ran: set[str] = set()
         self._judge_dir = None
         try:
+            if self._plan.tests:
+                self._launch_judge(nb)  # boots while the learner's cells run
             return super().preprocess(nb, resources, km)
         finally:
             self._stop_judge()
@@ -155,8 +179,8 @@ class JudgedExecute(RobustExecute):
             cell.outputs = [_error("KernelDied", "not run: the kernel died in an earlier cell "
                                    f"({self._kernel_died_at})")]
             return cell, resources
-        if self._judge is None:
-            self._start_judge()
+        if self._judge.kc is None:
+            self._connect_judge()
         for source in self._plan.needs.get(gid, []):
             if source not in self._judge_ran:
                 self._judge_ran.add(source)
@@ -176,7 +200,7 @@ class JudgedExecute(RobustExecute):
             km.files_from = str(self._files)
         return km
 
-    def _start_judge(self) -> None:
+    def _launch_judge(self, nb) -> None:
         from jupyter_client.manager import AsyncKernelManager
         from nbclient import NotebookClient
 
@@ -186,15 +210,21 @@ class JudgedExecute(RobustExecute):
                 if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
                     shutil.copyfile(path, self._judge_dir / path.name)
         judge = NotebookClient(
-            self.nb, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
+            nb, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
             kernel_name="python3", kernel_manager_class=AsyncKernelManager,
-            extra_arguments=list(self.extra_arguments), error_on_timeout=self.error_on_timeout,
+            extra_arguments=[*self.extra_arguments,
+                             # what every judge needs, imported while the learner's cells run
+                             "--IPKernelApp.exec_lines=import numpy, torch, labkit.remote"],
+            error_on_timeout=self.error_on_timeout,
             resources={"metadata": {"path": str(self._judge_dir)}},
             on_cell_executed=self.on_cell_executed, record_timing=False)
         judge.km = judge.create_kernel_manager()
         run_sync(judge.async_start_new_kernel)()
-        run_sync(judge.async_start_new_kernel_client)()
         self._judge = judge
+
+    def _connect_judge(self) -> None:
+        judge = self._judge
+        run_sync(judge.async_start_new_kernel_client)()
         info = self.km.get_connection_info(session=False)
         info = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in info.items()}
         provisioner = self.km.provisioner

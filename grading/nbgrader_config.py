@@ -37,10 +37,12 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,  # n
                                     IgnorePattern, LimitOutput, SaveAutoGrades)
 
 from grading.judge import JudgedExecute  # noqa: E402
-from grading.preprocessors import CapOutput  # noqa: E402
+from grading.preprocessors import CapOutput, RobustExecute  # noqa: E402
 
+# COURSE_JUDGE=off grades the way nbgrader does by default (tests in the student's own
+# kernel); it exists only so tests/test_trusted_grading.py can show what the judge stops.
 c.Autograde.autograde_preprocessors = [
-    JudgedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
+    JudgedExecute if os.environ.get("COURSE_JUDGE", "on") != "off" else RobustExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # Per-cell time limit. nbgrader's Execute preprocessor reads Execute.timeout (seconds);

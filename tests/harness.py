@@ -118,23 +118,30 @@ def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode
 
 
 def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
-              timeout: float = 1800) -> GradeRun:
-    """Autograde solution, blank, every variant (and ``extra`` notebooks) in one run."""
+              timeout: float = 1800, files: dict | None = None, env: dict | None = None,
+              variants: bool = True) -> GradeRun:
+    """Autograde solution, blank, every variant (and ``extra`` notebooks) in one run.
+
+    ``files`` maps a student to {relative path: text} handed in beside the notebook;
+    ``env`` is added to nbgrader's environment."""
     root = scratch_course(workdir, [assignment])
     db_url = f"sqlite:///{root / 'grading' / 'gradebook.db'}"
     released = generate(assignment, root, db_url=db_url)
     source = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
     blank = nbformat.read(released / f"{assignment}.ipynb", as_version=4)
     students = {"solution": source, "blank": blank}
-    for variant in load_variants(assignment):
+    for variant in load_variants(assignment) if variants else []:
         students[variant.student] = inject(source, variant)
     students.update(extra or {})
     for student, nb in students.items():
         dest = root / "grading" / "submitted" / student / assignment
         shutil.copytree(released, dest)
         nbformat.write(nb, str(dest / f"{assignment}.ipynb"))
+        for rel, text in (files or {}).get(student, {}).items():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dest / rel).write_text(text)
     proc = nbgrader("autograde", assignment, "--force", root=root, db_url=db_url,
-                    timeout=timeout, check=False)
+                    timeout=timeout, check=False, env=env)
     run = GradeRun(assignment, root, log=proc.stdout + proc.stderr)
 
     from nbgrader.api import Gradebook, MissingEntry
