@@ -466,6 +466,11 @@ class Session:
         self.kc.execute("import labkit.remote as __labkit_remote", silent=True,
                         store_history=False)
 
+    def close(self) -> None:
+        """Close the connection (its sockets and their zmq context)."""
+        self.kc.stop_channels()
+        self.kc.context.destroy(linger=0)
+
     def _alive(self) -> bool:
         try:
             with open(f"/proc/{self.pid}/stat") as f:
@@ -564,5 +569,7 @@ class Session:
 def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: float) -> dict:
     """Judge side: open the session and return a Remote for each of the learner's names."""
     global _session
+    if _session is not None:
+        _session.close()
     _session = Session(connection, pgid, pid, timeout)
     return {name: Remote(("n", name)) for name in names}

@@ -1,0 +1,115 @@
+"""labkit.remote against a real kernel: what crosses from the learner's kernel is plain data."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from jupyter_client.manager import start_new_kernel
+
+import labkit.remote as remote
+
+LEARNER = '''
+import os, time, numpy as np, torch
+def add_one_(tensors):
+    for t in tensors:
+        t.add_(1)
+    return tensors[0]
+def values():
+    return {"i": 2**70, "f": float("nan"), "c": 1 + 2j, "s": "x", "b": b"\\x00", "t": (1, [2]),
+            "set": {3}, "z": torch.zeros(()), "bf": torch.ones(2, dtype=torch.bfloat16),
+            "a": np.arange(3, dtype=np.int16), "n": np.float32(1.5), "d": torch.float16}
+class Lies:
+    def __eq__(self, other): return True
+def liar(): return Lies()
+class MyError(ValueError): pass
+def raises(): raise MyError("bad value")
+def loop(): time.sleep(600)
+def die(): os._exit(3)
+'''
+
+
+@pytest.fixture
+def learner():
+    km, kc = start_new_kernel(kernel_name="python3")
+    kc.execute_interactive(LEARNER, timeout=60)
+    info = {k: (v.decode() if isinstance(v, bytes) else v)
+            for k, v in km.get_connection_info(session=False).items()}
+    names = remote.connect(info, ["add_one_", "values", "liar", "raises", "loop", "die",
+                                  "Lies"], km.provisioner.pgid, km.provisioner.process.pid, 5.0)
+    yield names, kc
+    if remote._session is not None:
+        remote._session.close()
+    remote._session = None
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def test_plain_values_come_back_as_fresh_plain_objects(learner):
+    names, _ = learner
+    v = names["values"]()
+    assert v["i"] == 2**70 and np.isnan(v["f"]) and v["c"] == 1 + 2j and v["b"] == b"\x00"
+    assert v["t"] == (1, [2]) and v["set"] == {3} and v["d"] is torch.float16
+    assert v["z"].shape == () and v["bf"].dtype == torch.bfloat16
+    assert v["a"].dtype == np.int16 and type(v["n"]) is np.float32
+
+
+def test_in_place_calls_change_the_judges_tensors(learner):
+    names, _ = learner
+    a, b = torch.zeros(2), torch.ones(3)
+    out = names["add_one_"]([a, b])
+    assert out is a and a.tolist() == [1, 1] and b.tolist() == [2, 2, 2]
+
+
+def test_a_lying_object_stays_a_handle_that_equals_nothing(learner):
+    names, _ = learner
+    x = names["liar"]()
+    assert isinstance(x, remote.Remote) and x != 1 and not (x == x.__class__)
+    with pytest.raises(TypeError, match="in_learner_kernel"):
+        pickle.dumps(x)
+
+
+def test_exceptions_come_back_as_the_nearest_builtin_with_the_learners_traceback(learner):
+    names, _ = learner
+    with pytest.raises(ValueError, match="bad value") as info:
+        names["raises"]()
+    assert "MyError" in info.value.__notes__[0] and "_serve" not in info.value.__notes__[0]
+
+
+def test_forged_replies_are_refused(learner):
+    names, kc = learner
+    for forged in ['{"ok": {"__t": "tensor", "dtype": "float32", "shape": [4], "b64": "AAAA"}}',
+                   '{"ok": {"__t": "ndarray", "dtype": "|O", "shape": [1], "b64": ""}}',
+                   '{"ok": {"__t": "tdtype", "v": "Tensor"}}', '[1]', "not json",
+                   '{"ok": ' + "[" * 100 + "]" * 100 + "}"]:
+        kc.execute_interactive("import labkit.remote as R\n"
+                               f"R._serve = lambda payload: {forged!r}", timeout=30)
+        with pytest.raises(remote.LearnerCodeError):
+            names["values"]()
+
+
+def test_a_call_that_never_returns_times_out_and_is_interrupted(learner):
+    names, _ = learner
+    with pytest.raises(remote.RemoteTimeout):
+        names["loop"]()
+    assert names["values"]()["s"] == "x"  # the kernel was interrupted and answers again
+
+
+def test_a_kernel_that_dies_is_reported(learner):
+    names, _ = learner
+    with pytest.raises(remote.RemoteDied):
+        names["die"]()
+
+
+def test_in_learner_kernel_ships_the_function_or_runs_it_here(learner):
+    def probe(n):
+        return [torch.full((), float(i)) for i in range(n)] + [Lies().__class__.__name__]  # noqa: F821 (the learner's)
+
+    assert remote.in_learner_kernel(probe)(2)[-1] == "Lies"   # shipped: Lies exists there
+    session, remote._session = remote._session, None
+    try:
+        assert remote.in_learner_kernel(probe) is probe
+    finally:
+        remote._session = session           # the learner's own kernel
