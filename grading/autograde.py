@@ -32,13 +32,16 @@ import sys
 import tempfile
 import time
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading.course import REPO, assignments, clean_notebook, write_notebook  # noqa: E402
+from grading.gradebook import (course_db_url, gradebook_lock, merge_result,  # noqa: E402,F401
+                               read_gradebook)
+from grading.reports import (export_csv, item_report, num, plot_items, table,  # noqa: E402
+                             write_csv)
 from grading.submissions import SubmissionsError, read_submissions, write_files  # noqa: E402
 
 STATE_VERSION = 1
@@ -81,48 +84,6 @@ class Outcome:
 
 
 # ---------------------------------------------------------------- the course and its state
-
-def course_db_url(course: Path) -> str:
-    return os.environ.get("COURSE_DB_URL") or f"sqlite:///{course / 'grading' / 'gradebook.db'}"
-
-
-_LOCK_KEY = 0x6E62_6772  # one advisory-lock key for the course gradebook
-
-
-@contextmanager
-def gradebook_lock(db_url: str):
-    """Hold the gradebook for writing, against every other grading run at the same time.
-
-    PostgreSQL (a class server, graders on several machines): an advisory lock held on a
-    connection of its own. SQLite: an exclusive lock on a file beside the database.
-    """
-    if db_url.startswith(("postgresql", "postgres:")):
-        import sqlalchemy as sa
-
-        engine = sa.create_engine(db_url, poolclass=sa.pool.NullPool)
-        try:
-            with engine.connect() as conn:
-                conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": _LOCK_KEY})
-                try:
-                    yield
-                finally:
-                    conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _LOCK_KEY})
-        finally:
-            engine.dispose()
-    elif db_url.startswith("sqlite:///"):
-        import fcntl
-
-        path = Path(db_url[len("sqlite:///"):])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path.with_name(path.name + ".lock"), "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
-    else:
-        yield
-
 
 def _tree_digest(folder: Path) -> str:
     h = hashlib.sha256()
@@ -237,133 +198,6 @@ def _write_tree(files: dict[str, bytes], dest: Path) -> None:
 
 
 # ---------------------------------------------------------------- the gradebook
-
-def merge_result(db_url: str, assignment: str, result: dict, timestamp: str | None) -> None:
-    """Write one student's grades into the course gradebook, in one transaction."""
-    from nbgrader.api import Gradebook
-    from nbgrader.utils import parse_utc
-
-    student = result["student"]
-    with gradebook_lock(db_url), Gradebook(db_url) as gb, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SQLAlchemy autoflush notes from inside nbgrader
-        try:
-            gb.update_or_create_student(student)
-            kwargs = {"timestamp": parse_utc(timestamp)} if timestamp else {}
-            gb.update_or_create_submission(assignment, student, **kwargs)
-            for nb in gb.find_assignment(assignment).notebooks:
-                sn = gb.find_submission_notebook(nb.name, assignment, student)
-                got = result.get("notebooks", {}).get(nb.name, {})
-                grades = got.get("grades", {})
-                for g in sn.grades:
-                    r = grades.get(g.name, {})
-                    g.auto_score = r.get("auto_score", 0.0) if r else 0.0
-                    g.needs_manual_grade = bool(r.get("needs_manual_grade", False))
-                    g.manual_score = None
-                    g.extra_credit = None
-                for c in sn.comments:
-                    c.auto_comment = got.get("comments", {}).get(c.name)
-                    c.manual_comment = None
-            gb.db.commit()
-        except Exception:
-            gb.db.rollback()
-            raise
-
-
-def read_gradebook(db_url: str, assignment: str) -> tuple[list[dict], dict[str, float]]:
-    """(per student: score, max score and per-cell scores; max score per test cell)."""
-    from nbgrader.api import Gradebook
-
-    rows = []
-    with Gradebook(db_url) as gb:
-        a = gb.find_assignment(assignment)
-        cells = {f"{nb.name}/{c.name}" if len(a.notebooks) > 1 else c.name: c.max_score
-                 for nb in a.notebooks for c in nb.grade_cells}
-        for sub in sorted(a.submissions, key=lambda s: s.student.id):
-            per = {}
-            for sn in sub.notebooks:
-                for g in sn.grades:
-                    key = f"{sn.name}/{g.name}" if len(a.notebooks) > 1 else g.name
-                    per[key] = float(g.score or 0.0)
-            rows.append({"student": sub.student.id, "score": float(sub.score or 0.0),
-                         "max_score": float(sub.max_score or 0.0), "cells": per,
-                         "needs_manual_grade": bool(sub.needs_manual_grade)})
-    return rows, cells
-
-
-# ---------------------------------------------------------------- reports
-
-def item_report(rows: list[dict], cells: dict[str, float]) -> list[dict]:
-    """Per test cell: how many students got full, partial and no credit."""
-    items = []
-    for cell, max_score in cells.items():
-        scores = [r["cells"].get(cell, 0.0) for r in rows]
-        full = sum(1 for s in scores if max_score and s >= max_score)
-        none = sum(1 for s in scores if s <= 0)
-        items.append({"cell": cell, "points": max_score, "full": full,
-                      "partial": len(scores) - full - none, "none": none,
-                      "mean": round(sum(scores) / len(scores), 3) if scores else 0.0})
-    return items
-
-
-def export_csv(db_url: str, path: Path) -> None:
-    """nbgrader export's CSV (its own plugin, every assignment), written atomically."""
-    from nbgrader.api import Gradebook
-    from nbgrader.plugins import CsvExportPlugin
-
-    tmp = path.with_name(f".{path.name}.tmp")
-    with Gradebook(db_url) as gb:
-        CsvExportPlugin(to=str(tmp)).export(gb)
-    os.replace(tmp, path)
-
-
-def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
-    import csv
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    os.replace(tmp, path)
-
-
-def plot_items(items: list[dict], path: Path, title: str) -> None:
-    """A stacked horizontal bar per test cell: full / partial / no credit."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [i["cell"] for i in items][::-1]
-    full = [i["full"] for i in items][::-1]
-    part = [i["partial"] for i in items][::-1]
-    none = [i["none"] for i in items][::-1]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * max(len(items), 1)))
-    ax.barh(names, full, color="#2e7d32", label="full credit")
-    ax.barh(names, part, left=full, color="#f9a825", label="partial credit")
-    ax.barh(names, none, left=[f + p for f, p in zip(full, part)], color="#c62828",
-            label="no credit")
-    ax.set_xlabel("students")
-    ax.set_title(title)
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
-
-
-def table(header: list[str], rows: list[list]) -> str:
-    cols = [header] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cols) for i in range(len(header))]
-    fmt = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in cols[1:]])
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
-
 
 # ---------------------------------------------------------------- the command
 
@@ -531,12 +365,12 @@ def autograde(opts: Options) -> Outcome:
     sandboxed = {sid: s.get("sandboxed", False) for sid, s in state["students"].items()}
     write_csv(reports / "grades.csv", ["student", "score", "max_score", *cells, "sandboxed",
                                        "notes"],
-              [[r["student"], _num(r["score"]), _num(r["max_score"]),
-                *[_num(r["cells"].get(c, 0.0)) for c in cells],
+              [[r["student"], num(r["score"]), num(r["max_score"]),
+                *[num(r["cells"].get(c, 0.0)) for c in cells],
                 "yes" if sandboxed.get(r["student"]) else "no (graded with SANDBOX=off)",
                 "; ".join(notes_of.get(r["student"], []))] for r in rows])
     write_csv(reports / "items.csv", ["cell", "points", "full", "partial", "none", "mean"],
-              [[i["cell"], _num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
+              [[i["cell"], num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
                for i in out.items])
     plot_items(out.items, reports / "items.png", f"{a}: credit per test cell ({len(rows)} students)")
     if opts.export:
@@ -562,13 +396,13 @@ def print_summary(opts: Options, out: Outcome) -> None:
     for line in out.cluster:
         print(line)
     print(table(["student", "score", "of", "status"],
-                [[r["student"], _num(r["score"]), _num(r["max_score"]),
+                [[r["student"], num(r["score"]), num(r["max_score"]),
                   "problem: " + out.problems[r["student"]][0] if r["student"] in out.problems
                   else ("unchanged" if r["student"] in out.unchanged else "graded")]
                  for r in out.rows]))
     print("\nPer exercise (test cell): students with full / partial / no credit")
     print(table(["cell", "points", "full", "partial", "none", "mean"],
-                [[i["cell"], _num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
+                [[i["cell"], num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
                  for i in out.items]))
     for who in sorted(k for k in out.problems if k == "(import)"):
         print("\nImport problems:\n  " + "\n  ".join(out.problems[who]))

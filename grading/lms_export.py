@@ -33,7 +33,6 @@ moodle.csv -- Moodle: Grades > Import > CSV file. Columns:
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import re
 import sys
@@ -41,15 +40,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from grading.reports import num, write_csv  # noqa: E402
+
 CANVAS_ID = re.compile(r"^[0-9]{1,20}$")
 
 
 class LmsExportError(ValueError):
     """Bad input for an LMS export; the message names the problem and the fix."""
-
-
-def _num(x: float) -> str:
-    return f"{round(float(x), 4):g}"
 
 
 def gradebook_rows(db_url: str, assignment: str) -> tuple[list[dict], float]:
@@ -89,32 +86,22 @@ def check_canvas_id(canvas_id: str | None) -> str | None:
     return canvas_id
 
 
-def _write(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    os.replace(tmp, path)
-
-
 def write_canvas(path: Path, assignment: str, rows: list[dict], max_score: float,
                  canvas_id: str | None = None) -> Path:
     """Canvas's gradebook import: Student, ID, SIS User ID, Section, '<name> (<id>)'."""
     canvas_id = check_canvas_id(canvas_id)
     name = lambda r: (f"{r['last_name']}, {r['first_name']}"  # noqa: E731
                       if r["last_name"] and r["first_name"] else r["last_name"] or r["id"])
-    _write(path, ["Student", "ID", "SIS User ID", "Section", canvas_column(assignment, canvas_id)],
-           [["Points Possible", "", "", "", _num(max_score)]]
-           + [[name(r), r["lms_user_id"], r["id"], "", _num(r["score"])] for r in rows])
+    write_csv(path, ["Student", "ID", "SIS User ID", "Section", canvas_column(assignment, canvas_id)],
+           [["Points Possible", "", "", "", num(max_score)]]
+           + [[name(r), r["lms_user_id"], r["id"], "", num(r["score"])] for r in rows])
     return path
 
 
 def write_moodle(path: Path, assignment: str, rows: list[dict]) -> Path:
     """Moodle's CSV grade import: an identifier column (Username or Email address), a grade."""
-    _write(path, ["First name", "Last name", "Username", "Email address", assignment],
-           [[r["first_name"], r["last_name"], r["id"], r["email"], _num(r["score"])]
+    write_csv(path, ["First name", "Last name", "Username", "Email address", assignment],
+           [[r["first_name"], r["last_name"], r["id"], r["email"], num(r["score"])]
             for r in rows])
     return path
 
