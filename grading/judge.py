@@ -231,9 +231,13 @@ class JudgedExecute(RobustExecute):
         pid = provisioner.process.pid if provisioner and provisioner.process else 0
         pgid = getattr(provisioner, "pgid", None) or pid
         names = sorted(self._plan.answer_names)
+        tests = set(self._plan.tests)
+        sources = [c.source for c in self.nb.cells if c.cell_type == "code"
+                   and c.get("metadata", {}).get("nbgrader", {}).get("grade_id") not in tests]
         code = ("import json as __json, labkit.remote as __labkit_remote\n"
                 f"globals().update(__labkit_remote.connect(__json.loads({json.dumps(info)!r}), "
-                f"{names!r}, {pgid}, {pid}, {float(self.timeout or 120)}))")
+                f"{names!r}, {pgid}, {pid}, {float(self.timeout or 120)}, "
+                f"__json.loads({json.dumps(sources)!r})))")
         boot = nbformat.v4.new_code_cell(code)
         judge.execute_cell(boot, 0, store_history=False)
         errors = [o for o in boot.outputs if o.get("output_type") == "error"]

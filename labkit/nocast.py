@@ -59,6 +59,7 @@ def _call_name(node: ast.Call) -> str:
 
 
 def _findings(fn: Callable, name: str, seen: set) -> list[str]:
+    """Findings in a live function (the learner's own kernel: Validate, self-study)."""
     code = getattr(fn, "__code__", None)
     if code is None or code in seen:
         return []
@@ -67,13 +68,80 @@ def _findings(fn: Callable, name: str, seen: set) -> list[str]:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
         return [f"{fn.__name__}: its source cannot be read (define it with def in a cell)"]
-    tree = ast.parse(source)
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     env = getattr(fn, "__globals__", {})
+
+    def resolve(ident: str):
+        obj = env.get(ident, getattr(builtins, ident, None))
+        if obj is None:
+            return None
+        if getattr(obj, "__name__", None) in _ESCAPES:
+            return "escape"
+        if _root_module(obj) in _CONCURRENCY and not isinstance(obj, (int, float, str)):
+            return "concurrency"
+        if (isinstance(obj, types.FunctionType) and obj is not fn
+                and obj.__module__ == fn.__module__):
+            return lambda: _findings(obj, name, seen)  # a notebook function it calls
+        return None
+
+    return _scan(fn.__name__, ast.parse(source), name, resolve)
+
+
+def _source_findings(fname: str, sources: list[str], name: str) -> list[str]:
+    """Findings in the submitted source of a function (trusted grading: the judge reads the
+    cells the learner handed in, never anything the learner's kernel says about itself)."""
+    defs: dict[str, ast.AST] = {}
+    aliases: dict[str, str] = {}
+    for source in sources:
+        try:
+            from IPython.core.inputtransformer2 import TransformerManager
+            tree = ast.parse(TransformerManager().transform_cell(source))
+        except (SyntaxError, ImportError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs[node.name] = node
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}" if isinstance(node, ast.ImportFrom) \
+                        else alias.name
+                    aliases[alias.asname or alias.name.split(".")[0]] = full
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        defs.pop(t.id, None)  # rebound to something that is not a def
+    seen: set[str] = set()
+
+    def visit(fn_name: str) -> list[str]:
+        if fn_name in seen:
+            return []
+        seen.add(fn_name)
+        node = defs.get(fn_name)
+        if node is None:
+            return [f"{fn_name}: no 'def {fn_name}' found in the submitted cells (define it "
+                    "with def in a cell)"]
+
+        def resolve(ident: str):
+            target = aliases.get(ident, "")
+            if target.split(".")[-1] in _ESCAPES:
+                return "escape"
+            if target.split(".")[0] in _CONCURRENCY:
+                return "concurrency"
+            if ident in defs and ident != fn_name:
+                return lambda: visit(ident)
+            return None
+
+        return _scan(fn_name, ast.Module(body=[node], type_ignores=[]), name, resolve)
+
+    return visit(fname)
+
+
+def _scan(fname: str, tree: ast.AST, name: str, resolve) -> list[str]:
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found: list[str] = []
 
     def flag(node: ast.AST, why: str) -> None:
-        found.append(f"{fn.__name__}: `{ast.unparse(node)}` {why}")
+        found.append(f"{fname}: `{ast.unparse(node)}` {why}")
 
     for node in ast.walk(tree):
         ident = node.attr if isinstance(node, ast.Attribute) else (
@@ -103,21 +171,22 @@ def _findings(fn: Callable, name: str, seen: set) -> list[str]:
             elif any(m.split(".")[-1] in _ESCAPES | {name} for m in modules):
                 flag(node, "switches off PyTorch's hooks or imports the dtype")
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != name:
-            obj = env.get(node.id, getattr(builtins, node.id, None))
-            if obj is None:
-                continue
-            if getattr(obj, "__name__", None) in _ESCAPES:
+            what = resolve(node.id)
+            if what == "escape":
                 flag(node, "switches off PyTorch's hooks")
-            elif _root_module(obj) in _CONCURRENCY and not isinstance(obj, (int, float, str)):
+            elif what == "concurrency":
                 flag(node, "runs work outside the calling thread")
-            elif (isinstance(obj, types.FunctionType) and obj is not fn
-                  and obj.__module__ == fn.__module__):
-                found += _findings(obj, name, seen)  # a notebook function it calls
+            elif callable(what):
+                found += what()
     return found
 
 
 def source_casts(fn: Callable, dtype: Any) -> list[str]:
     """Places in fn's source (and notebook functions it calls) that may convert to dtype."""
+    from labkit import remote
+
+    if isinstance(fn, remote.Remote):  # trusted grading: read what was handed in
+        return _source_findings(fn._target[1], remote.learner_sources(), _dtype_name(dtype))
     if not callable(fn):
         raise TypeError(f"fn must be a function, got {type(fn).__name__}")
     return _findings(inspect.unwrap(fn), _dtype_name(dtype), set())

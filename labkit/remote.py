@@ -99,8 +99,11 @@ def _serve(payload: str) -> str:
     """Run one request from the judge; return the JSON reply."""
     _args.clear()
     try:
-        op, target, data = _Loader(io.BytesIO(base64.b64decode(payload))).load()
+        op, target, data, grads = _Loader(io.BytesIO(base64.b64decode(payload))).load()
         given = _tensors_in(list(data)) if op in ("ship", "call") else []
+        for t, g in zip(given, grads or []):
+            if g is not None and t.is_leaf:
+                t.grad = g  # pickling a tensor drops its .grad: it travels beside it
         _args.update({id(t): i for i, t in reversed(list(enumerate(given)))})
         if op == "ship":
             fn, args, kwargs = target, *data
@@ -136,11 +139,28 @@ def _serve(payload: str) -> str:
         reply = {"ok": _encode(value, 0)}
         if given:  # what the call did to the tensors it was given (in-place functions)
             _args.clear()
-            reply["args"] = [_encode(t, 0) for t in given]
+            reply["args"] = _describe_args(given)
         return json.dumps(reply, allow_nan=True)
     except BaseException as exc:  # noqa: BLE001 (everything goes back to the judge)
         _args.clear()
         return json.dumps({"exc": _encode_exc(exc)})
+
+
+def _describe_args(given: list) -> list[dict]:
+    """Each tensor argument after the call: its values, its .grad, and which earlier argument
+    it now shares memory with (``t.set_(other)``), so the judge can mirror all three."""
+    out, where = [], {}
+    for i, t in enumerate(given):
+        key = None
+        if t.numel():
+            key = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape), t.stride())
+        alias = where.get(key) if key else None
+        if key and alias is None:
+            where[key] = i
+        grad = t.grad if t.is_leaf else None
+        out.append({"v": _encode(t.detach(), 0), "alias": alias,
+                    "g": _encode(grad.detach(), 0) if grad is not None else None})
+    return out
 
 
 def _b64(raw: bytes) -> str:
@@ -479,7 +499,8 @@ class Session:
             return False
 
     def request(self, op: str, target: Any, data: Any) -> Any:
-        payload = self.dumper.dumps((op, target, data))
+        given = _tensors_in(list(data)) if op in ("ship", "call") else []
+        payload = self.dumper.dumps((op, target, data, [t.grad for t in given]))
         code = f"__labkit_reply = __labkit_remote._serve({payload!r})"
         msg_id = self.kc.execute(code, silent=False, store_history=False, allow_stdin=False,
                                  user_expressions={"r": "__labkit_reply"})
@@ -521,7 +542,6 @@ class Session:
             raise _exception(body["exc"])
         if "ok" not in body:
             raise LearnerCodeError("no readable reply from the learner's kernel")
-        given = _tensors_in(list(data)) if op in ("ship", "call") else []
         try:
             if given and "args" in body:
                 self._write_back(given, body["args"])
@@ -531,24 +551,37 @@ class Session:
 
     @staticmethod
     def _write_back(given: list, new: Any) -> None:
-        """Copy what the learner's code did to the tensors it was given into the judge's own
-        tensors, so in-place functions (``allreduce_``) behave as if called here."""
+        """Mirror what the learner's code did to the tensors it was given (values, .grad,
+        shared memory) on the judge's own tensors, so in-place functions (``allreduce_``)
+        behave as if called here."""
         import torch
 
         new = _list(new)
         if len(new) != len(given):
             raise ValueError("the reply describes other arguments than were sent")
         with torch.no_grad():
-            for mine, theirs in zip(given, new):
-                if type(theirs) is dict and theirs.get("__t") == "arg":
-                    continue
-                value = _decode(theirs)
+            for i, (mine, theirs) in enumerate(zip(given, new)):
+                if type(theirs) is not dict:
+                    raise ValueError("malformed argument description")
+                alias = theirs.get("alias")
+                value = _decode(theirs.get("v"))
                 if not isinstance(value, torch.Tensor):
                     raise ValueError("an argument tensor came back as something else")
-                if value.dtype == mine.dtype and value.shape == mine.shape:
+                if type(alias) is int and 0 <= alias < i:
+                    mine.set_(given[alias])
+                elif value.dtype == mine.dtype and value.shape == mine.shape:
+                    if mine.numel() and any(g is not mine and g.is_set_to(mine)
+                                            for g in given[:i]):
+                        mine.set_(torch.empty_like(mine))  # no longer the same memory there
                     mine.copy_(value)
                 else:
                     mine.set_(value.to(mine.device))
+                if mine.is_leaf:
+                    grad = theirs.get("g")
+                    grad = _decode(grad) if grad is not None else None
+                    if grad is None or (isinstance(grad, torch.Tensor)
+                                        and grad.shape == mine.shape and grad.dtype == mine.dtype):
+                        mine.grad = grad
 
     def _interrupt(self) -> None:
         import signal
@@ -566,10 +599,20 @@ class Session:
         return run_there
 
 
-def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: float) -> dict:
+def learner_sources() -> list[str]:
+    """Judge side: the code cells the learner handed in, as submitted (for checks that read
+    source, such as labkit.nocast.source_casts)."""
+    if _session is None:
+        raise RuntimeError("learner_sources() is for the judge in trusted grading")
+    return list(_session.sources)
+
+
+def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: float,
+            sources: list[str] = ()) -> dict:
     """Judge side: open the session and return a Remote for each of the learner's names."""
     global _session
     if _session is not None:
         _session.close()
     _session = Session(connection, pgid, pid, timeout)
+    _session.sources = list(sources)
     return {name: Remote(("n", name)) for name in names}
