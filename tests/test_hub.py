@@ -287,21 +287,11 @@ def flow(hub, browser):
     try:
         yield run_flow(hub, browser, started)
     finally:
-        import psutil
+        from grading.cluster import kill_tree
 
         for proc in started:  # the LMS-zip grading, if a step failed before its check
             if proc.poll() is None:
-                try:
-                    root = psutil.Process(proc.pid)
-                    procs = root.children(recursive=True) + [root]
-                except psutil.NoSuchProcess:
-                    procs = []
-                for p in procs:
-                    try:
-                        p.kill()
-                    except psutil.NoSuchProcess:
-                        pass
-                psutil.wait_procs(procs, timeout=10)
+                kill_tree(proc.pid)
             proc.wait()
 
 
