@@ -38,14 +38,11 @@ from grading.preprocessors import RobustExecute, _error
 BUILTINS = set(dir(builtins))
 
 
-def _python(source: str) -> ast.Module | None:
-    """A cell's source as a Python AST (IPython magics turned into Python first)."""
+def _python(source: str) -> str:
+    """A cell's source as Python (IPython magics and shell escapes turned into calls)."""
     from IPython.core.inputtransformer2 import TransformerManager
 
-    try:
-        return ast.parse(TransformerManager().transform_cell(source))
-    except SyntaxError:
-        return None
+    return TransformerManager().transform_cell(source)
 
 
 def bound_names(tree: ast.Module) -> set[str]:
@@ -71,16 +68,14 @@ def bound_names(tree: ast.Module) -> set[str]:
     return out
 
 
-def free_names(source: str) -> set[str]:
+def free_names(python: str) -> set[str]:
     """Names a cell reads from the notebook's globals and does not bind itself: module-level
     reads of names the cell never assigns, and globals read inside its functions, lambdas
     and comprehensions (their parameters and locals left out). Builtins left out."""
     import symtable
 
-    from IPython.core.inputtransformer2 import TransformerManager
-
     try:
-        top = symtable.symtable(TransformerManager().transform_cell(source), "<cell>", "exec")
+        top = symtable.symtable(python, "<cell>", "exec")
     except SyntaxError:
         return set()
     bound = {s.get_name() for s in top.get_symbols()
@@ -116,13 +111,17 @@ class Plan:
             if cell.cell_type != "code":
                 continue
             meta = cell.metadata.get("nbgrader", {})
-            tree = _python(cell.source)
+            python = _python(cell.source)
+            try:
+                tree = ast.parse(python)
+            except SyntaxError:
+                tree = None
             if meta.get("solution"):
                 plan.answer_names |= bound_names(tree) if tree else set()
             elif meta.get("grade"):
                 gid = meta["grade_id"]
                 plan.tests[gid] = cell.source
-                want = free_names(cell.source)
+                want = free_names(python)
                 chosen: set[int] = set()
                 while True:
                     want -= plan.answer_names
@@ -135,7 +134,7 @@ class Plan:
                         want |= given[i][2]
                 plan.needs[gid] = [given[i][0] for i in sorted(chosen)]
             elif tree is not None:
-                given.append((cell.source, bound_names(tree), free_names(cell.source)))
+                given.append((cell.source, bound_names(tree), free_names(python)))
         return plan
 
 
