@@ -85,7 +85,7 @@ def free_names(python: str) -> set[str]:
     def visit(table) -> None:
         for child in table.get_children():
             for sym in child.get_symbols():
-                if sym.is_referenced() and (sym.is_global() or sym.is_free()) \
+                if sym.is_referenced() and sym.is_global() \
                         and not sym.is_declared_global():
                     found.add(sym.get_name())
             visit(child)

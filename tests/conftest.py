@@ -30,6 +30,31 @@ def no_mxnet(tmp_path, monkeypatch):
 _SESSION_START = time.time()
 
 
+@pytest.fixture(scope="session")
+def chromium():
+    """One Playwright and one headless Chromium per test process, shared by every test that
+    drives a browser (Playwright's sync API runs one instance per thread), closed at the end."""
+    from tests.browser.lab import CHROMIUM, CHROMIUM_ARGS, chromium_missing_message
+
+    missing = chromium_missing_message()
+    if missing:
+        pytest.fail(missing, pytrace=False)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the Python package 'playwright' is missing: make test installs it "
+                    "(pip install -e '.[test]')", pytrace=False)
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+    finally:
+        playwright.stop()
+
+
 def pytest_terminal_summary(terminalreporter):
     """Say where the browser tests' screenshots are, whichever xdist worker wrote them."""
     if not SCREENSHOTS.is_dir():

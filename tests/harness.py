@@ -1,12 +1,20 @@
 """Round trips of course notebooks through nbgrader, shared by the notebook tests.
 
 For one assignment: build a scratch course, ``nbgrader generate_assignment``, submit
-the solution, the untouched learner notebook and every wrong-answer variant as
-students, autograde them all in one nbgrader run, and read the gradebook.
+the solution, the untouched learner notebook and the variants as students, autograde
+them all in one nbgrader run, and read the gradebook.
+
+The solution and the blank notebook are graded whole. Variants are graded in notebooks
+that keep only what grading reads (``CellGraph.trim``: the set-up cell, every answer and
+test cell, and the given cells those read), with a trimmed solution beside them that
+must still score full marks; variants that cannot see each other share one notebook
+(``bundle``). Both cut the suite's time, not what it checks: each variant is judged
+only on the cells it can reach.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import re
 import shutil
@@ -16,9 +24,10 @@ from pathlib import Path
 import nbformat
 
 from grading.course import SOLUTIONS, generate, nbgrader, notebook_namespace, scratch_course
+from grading.judge import _python, bound_names, free_names
 
-__all__ = ["GradeRun", "Variant", "error_names", "grade_all", "inject", "load_variants",
-           "notebook_namespace"]
+__all__ = ["CellGraph", "GradeRun", "Variant", "bundle", "error_names", "grade_all", "inject",
+           "load_variants", "notebook_namespace"]
 
 VARIANTS = Path(__file__).resolve().parent / "variants"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -42,6 +51,127 @@ class Variant:
         return f"{'right' if self.full else 'wrong'}-{self.name}"
 
 
+# Code that reads globals by a name computed at run time: such a cell can see every cell.
+_DYNAMIC = re.compile(r"\b(globals|locals|vars)\(\)|\b(eval|exec)\s*\(|get_ipython")
+
+
+@dataclass
+class _Code:
+    gid: str | None
+    role: str                 # "answer", "test" or "given"
+    binds: set[str]
+    reads: set[str]
+    assigned: set[str]        # names assigned anywhere in the cell (not imported)
+    imported: set[str]
+    dynamic: bool
+
+
+def _code(cell) -> _Code:
+    meta = cell.metadata.get("nbgrader", {})
+    role = "answer" if meta.get("solution") else "test" if meta.get("grade") else "given"
+    python = _python(cell.source)
+    try:
+        tree = ast.parse(python)
+    except SyntaxError:
+        tree = None
+    assigned, imported = set(), set()
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            assigned.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return _Code(meta.get("grade_id"), role, bound_names(tree) if tree else set(),
+                 free_names(python), assigned, imported,
+                 tree is None or bool(_DYNAMIC.search(cell.source)))
+
+
+class CellGraph:
+    """Which code cells of a notebook can influence which, read statically.
+
+    Cell B depends on cell A when B reads a name A binds (in either order: a function
+    looks its globals up when it is called). A cell that reads globals by a computed name
+    depends on every cell. A variant's own code may also change in place any shared value
+    it reads (a name assigned somewhere, not imported, not an UPPER_CASE constant), so
+    every cell reading that value depends on it too.
+    """
+
+    def __init__(self, nb: nbformat.NotebookNode):
+        self.nb = nb
+        self.code = {i: _code(c) for i, c in enumerate(nb.cells) if c.cell_type == "code"}
+        imported = set().union(*(c.imported for c in self.code.values()))
+        assigned = set().union(*(c.assigned for c in self.code.values()))
+        self.shared = {n for n in assigned - imported if not n.isupper()}
+        self.by_id = {c.gid: i for i, c in self.code.items() if c.gid}
+
+    def downstream(self, gid: str, variant: Variant | None = None) -> set[int]:
+        """Cells the named cell can influence (itself included), with ``variant``'s code
+        in place of its solution."""
+        start = self.by_id[gid]
+        first = self.code[start]
+        if variant is not None:
+            other = _code(inject(self.nb, variant).cells[start])
+            first = _Code(first.gid, first.role, first.binds | other.binds,
+                          first.reads | other.reads, first.assigned, first.imported,
+                          first.dynamic or other.dynamic)
+        seen, todo = {start}, [first.binds | (first.reads & self.shared)]
+        while todo:
+            writes = todo.pop()
+            for i, c in self.code.items():
+                if i not in seen and (c.dynamic or c.reads & writes):
+                    seen.add(i)
+                    todo.append(c.binds)
+        return seen
+
+    def kept(self) -> list[int]:
+        """Indices of the cells ``trim`` keeps: markdown, the first code cell (set-up),
+        answer and test cells, and the given cells those read, transitively."""
+        keep = {i for i, c in self.code.items() if c.role != "given"} | {min(self.code)}
+        todo = list(keep)
+        while todo:
+            c = self.code[todo.pop()]
+            for i, other in self.code.items():
+                if i in keep:
+                    continue
+                if c.dynamic or c.reads & other.binds:
+                    keep.add(i)
+                    todo.append(i)
+        return [i for i, cell in enumerate(self.nb.cells) if cell.cell_type != "code" or i in keep]
+
+    def trim(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """A copy of ``nb`` (this notebook, variants injected) with only the kept cells."""
+        out = copy.deepcopy(nb)
+        out.cells = [out.cells[i] for i in self.kept()]
+        return out
+
+
+def bundle(graph: CellGraph, variants: list[Variant]) -> list[list[Variant]]:
+    """Variants grouped into notebooks of their own: two share one only when no test cell
+    can see both (a correct alternative shares no cell at all with the others); a variant
+    naming a cell it cannot reach is graded alone."""
+    reach = {v.name: graph.downstream(v.cell, v) for v in variants}
+    tests = {i for i, c in graph.code.items() if c.role == "test"}
+
+    def alone(v: Variant) -> bool:
+        return not {graph.by_id.get(g) for g in v.loses} <= reach[v.name]
+
+    def apart(v: Variant, w: Variant) -> bool:
+        both = reach[v.name] & reach[w.name]
+        return not both if (v.full or w.full) else not both & tests
+
+    groups: list[list[Variant]] = []
+    for v in variants:
+        if not alone(v):
+            for group in groups:
+                if not alone(group[0]) and all(apart(v, w) for w in group):
+                    group.append(v)
+                    break
+            else:
+                groups.append([v])
+        else:
+            groups.append([v])
+    return groups
+
+
 @dataclass
 class GradeRun:
     """Scores per student and cell, and the autograded notebooks, of one nbgrader run."""
@@ -50,6 +180,17 @@ class GradeRun:
     root: Path
     scores: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
     log: str = ""
+    graph: CellGraph | None = None
+    bundles: dict[str, str] = field(default_factory=dict)   # variant name -> student
+
+    def reach(self, variant: Variant) -> tuple[str, set[str], set[int]]:
+        """The student whose notebook holds ``variant``, and the grade ids and cell indices
+        (in that trimmed notebook) the variant can influence."""
+        cells = self.graph.downstream(variant.cell, variant)
+        kept = self.graph.kept()
+        return (self.bundles[variant.name],
+                {self.graph.code[i].gid for i in cells if self.graph.code[i].gid},
+                {kept.index(i) for i in cells if i in kept})
 
     def autograded(self, student: str) -> nbformat.NotebookNode:
         path = (self.root / "grading" / "autograded" / student / self.assignment
@@ -130,8 +271,16 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     source = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
     blank = nbformat.read(released / f"{assignment}.ipynb", as_version=4)
     students = {"solution": source, "blank": blank}
-    for variant in load_variants(assignment) if variants else []:
-        students[variant.student] = inject(source, variant)
+    graph = CellGraph(source)
+    bundles: dict[str, str] = {}
+    if variants:
+        students["solution-trimmed"] = graph.trim(source)
+        for k, group in enumerate(bundle(graph, load_variants(assignment)), 1):
+            nb = source
+            for variant in group:
+                nb = inject(nb, variant)
+                bundles[variant.name] = f"variants-{k:02d}"
+            students[f"variants-{k:02d}"] = graph.trim(nb)
     students.update(extra or {})
     for student, nb in students.items():
         dest = root / "grading" / "submitted" / student / assignment
@@ -142,7 +291,7 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
             (dest / rel).write_text(text)
     proc = nbgrader("autograde", assignment, "--force", root=root, db_url=db_url,
                     timeout=timeout, check=False, env=env)
-    run = GradeRun(assignment, root, log=proc.stdout + proc.stderr)
+    run = GradeRun(assignment, root, log=proc.stdout + proc.stderr, graph=graph, bundles=bundles)
 
     from nbgrader.api import Gradebook, MissingEntry
 

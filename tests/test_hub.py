@@ -37,8 +37,6 @@ import pytest
 
 from grading.course import REPO, SOLUTIONS
 from tests.browser.lab import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     chromium_missing_message,
     scratch_course,
@@ -186,21 +184,9 @@ def hub():
 
 
 @pytest.fixture(scope="module")
-def browser(hub):
-    import asyncio
-
-    from playwright.sync_api import sync_playwright
-
-    # An earlier test in this xdist worker can leave an event loop marked as running in
-    # this thread (seen in the full suite); Playwright's sync API then refuses to start.
-    asyncio.events._set_running_loop(None)
+def browser(hub, chromium):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    return chromium
 
 
 def new_page(browser):

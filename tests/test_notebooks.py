@@ -5,7 +5,8 @@ marks; the untouched learner notebook scores 0 on every graded cell, runs to its
 cell, and fails only with the stubs' NotImplementedError; every wrong-answer variant in
 tests/variants/<assignment>/ loses points, in each cell it names, and every correct answer
 written another way there (``# scores: full``) scores full marks; notebooks/ is what
-`make release` produces; no notebook carries outputs.
+`make release` produces; no notebook carries outputs. Variants are graded in trimmed,
+shared notebooks (tests/harness.py says how); a trimmed solution proves the trimming.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import nbformat
 import pytest
 
 from grading.course import NOTEBOOKS, SOLUTIONS, assignments, clean_notebook, generate, scratch_course
-from tests.harness import error_names, grade_all, load_variants
+from tests.harness import CellGraph, bundle, error_names, grade_all, load_variants
 
 ASSIGNMENTS = assignments()
 VARIANT_CASES = [(a, v) for a in ASSIGNMENTS for v in load_variants(a)]
@@ -84,22 +85,46 @@ def test_solution_runs_without_errors(graded, assignment):
 )
 def test_variant_scores_as_it_should(graded, assignment, variant):
     run = graded(assignment)
+    student, reach, indices = run.reach(variant)
+    assert student in run.scores, f"{student} ({variant.name}) was not graded:\n{run.log[-3000:]}"
+    cells = run.scores[student]
+    lost = {c: s for c, s in cells.items() if s[0] != s[1] and c in reach}
     if variant.full:
-        assert variant.student in run.scores, f"{variant.student} was not graded:\n{run.log[-3000:]}"
-        lost = {c: s for c, s in run.scores[variant.student].items() if s[0] != s[1]}
         assert not lost, (f"{variant.name} is a correct answer written another way, "
                           f"yet it lost points in {lost}:\n{run.log[-3000:]}")
-        errors = error_names(run.autograded(variant.student))
+        errors = [e for e in error_names(run.autograded(student)) if e[0] in indices]
         assert not errors, f"{variant.name}: errors (cell, error, message): {errors}"
         return
-    assert variant.student in run.scores, f"{variant.student} was not graded:\n{run.log[-3000:]}"
-    got, full = run.total(variant.student)
-    assert got < full, f"variant {variant.name} still scores full marks ({got}/{full})"
-    cells = run.scores[variant.student]
+    assert lost, f"variant {variant.name} still scores full marks in every cell it reaches"
     for cell in variant.loses:
         assert cell in cells, f"variant {variant.name} names unknown test cell {cell!r}"
         score, max_score = cells[cell]
         assert score < max_score, f"variant {variant.name} should lose points in {cell}"
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_trimmed_solution_scores_full_marks(graded, assignment):
+    """Variants are graded in notebooks that keep only the cells grading reads; the
+    solution trimmed the same way must still score full marks, with no error."""
+    run = graded(assignment)
+    lost = {c: s for c, s in run.scores["solution-trimmed"].items() if s[0] != s[1]}
+    assert not lost, f"the trimmed solution lost points in {lost}:\n{run.log[-3000:]}"
+    errors = error_names(run.autograded("solution-trimmed"))
+    assert not errors, f"errors in the trimmed solution (cell, error, message): {errors}"
+
+
+@pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
+def test_every_variant_shares_a_notebook_only_with_variants_it_cannot_reach(assignment):
+    source = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+    graph = CellGraph(source)
+    tests = {i for i, c in graph.code.items() if c.role == "test"}
+    for group in bundle(graph, load_variants(assignment)):
+        assert len({v.cell for v in group}) == len(group), [v.name for v in group]
+        for v in group:
+            for w in group:
+                if v is not w:
+                    both = graph.downstream(v.cell, v) & graph.downstream(w.cell, w)
+                    assert not both & tests, (v.name, w.name, both)
 
 
 @pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])

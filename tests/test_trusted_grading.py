@@ -19,13 +19,15 @@ import nbformat
 import pytest
 
 from grading.course import SOLUTIONS
-from tests.harness import Variant, grade_all, inject
+from tests.harness import CellGraph, Variant, grade_all, inject
 
 ASSIGNMENT = "00_getting_started"
 CORPUS = Path(__file__).resolve().parent / "redteam" / ASSIGNMENT
 WRONG = {"tensor_nbytes": "return 0", "transfer_time": "return 0.0"}
 HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "8 PiB float64 tensor", "torch's own count")
 STARTUP = Path(os.path.expanduser("~/.ipython/profile_default/startup/00-redteam-startup.py"))
+# One test process grades the corpus once (module fixtures are per process).
+pytestmark = pytest.mark.xdist_group("redteam")
 
 
 def parse(path: Path) -> dict:
@@ -50,16 +52,18 @@ TRICKS = [parse(p) for p in sorted(CORPUS.glob("*.py"))]
 
 
 def honest(base: str) -> nbformat.NotebookNode:
+    """Honest work, trimmed to the cells grading reads (tests/harness.py: the demos do not
+    change a verdict and cost most of the run)."""
     released = nbformat.read(SOLUTIONS.parent / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
                              as_version=4)
     if base == "blank":
-        return released
+        return CellGraph(released).trim(released)
     nb = nbformat.read(SOLUTIONS / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     for cell, code in WRONG.items():
         if base == "half" and cell == "tensor_nbytes":
             continue
         nb = inject(nb, Variant(ASSIGNMENT, "trick", cell, [], code))
-    return nb
+    return CellGraph(nb).trim(nb)
 
 
 def with_trick(trick: dict) -> nbformat.NotebookNode:
