@@ -88,8 +88,8 @@ def _code(cell) -> _Code:
 class CellGraph:
     """Which code cells of a notebook can influence which, read statically.
 
-    Cell B depends on cell A when B reads a name A binds (in either order: a function
-    looks its globals up when it is called). A cell that reads globals by a computed name
+    Cell B depends on cell A when B reads a name A binds other than by ``import`` (in
+    either order: a function looks its globals up when it is called). A cell that reads globals by a computed name
     depends on every cell. A variant's own code may also change in place any shared value
     it reads (a name assigned somewhere, not imported, not an UPPER_CASE constant), so
     every cell reading that value depends on it too.
@@ -113,14 +113,20 @@ class CellGraph:
             first = _Code(first.gid, first.role, first.binds | other.binds,
                           first.reads | other.reads, first.assigned, first.imported,
                           first.dynamic or other.dynamic)
-        seen, todo = {start}, [first.binds | (first.reads & self.shared)]
+        seen, todo = {start}, [self._makes(first) | (first.reads & self.shared)]
         while todo:
             writes = todo.pop()
             for i, c in self.code.items():
                 if i not in seen and (c.dynamic or c.reads & writes):
                     seen.add(i)
-                    todo.append(c.binds)
+                    todo.append(self._makes(c))
         return seen
+
+    @staticmethod
+    def _makes(c: _Code) -> set[str]:
+        """Names whose value the cell decides: an ``import`` binds the same module wherever
+        it runs, so names the cell only imports are left out."""
+        return c.binds - (c.imported - c.assigned)
 
     def kept(self) -> list[int]:
         """Indices of the cells ``trim`` keeps: markdown, the first code cell (set-up),
