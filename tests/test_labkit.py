@@ -114,6 +114,16 @@ def test_digits_split_is_fixed_and_shaped():
     assert flat[0].shape[1] == 64 and isinstance(flat[0], np.ndarray)
 
 
+def test_digits_are_scikit_learns_load_digits():
+    import numpy as np
+    from sklearn.datasets import load_digits
+
+    X, y = data._digits_numpy()
+    bunch = load_digits()
+    assert np.array_equal(X, (bunch.images / 16.0).astype(np.float32))
+    assert np.array_equal(y, bunch.target.astype(np.int64))
+
+
 def test_digits_bad_arguments():
     with pytest.raises(ValueError, match="framework"):
         data.digits("jax")
