@@ -19,6 +19,7 @@ import pytest
 
 from grading import autograde as ag
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS
+from tests.harness import CellGraph
 
 A = "00_getting_started"
 pytestmark = [pytest.mark.xdist_group("grading"), pytest.mark.slow]
@@ -64,9 +65,11 @@ def postgres():
 
 
 def make_class(folder: Path, students: dict[str, str]) -> dict[str, float]:
-    """Write each student's notebook (solution or blank); returns the expected totals."""
+    """Write each student's notebook (solution or blank, handed in without the demo cells,
+    which no grade reads: tests/harness.py); returns the expected totals."""
     sol = nbformat.read(SOLUTIONS / A / f"{A}.ipynb", as_version=4)
     blank = nbformat.read(NOTEBOOKS / A / f"{A}.ipynb", as_version=4)
+    sol, blank = CellGraph(sol).trim(sol), CellGraph(blank).trim(blank)
     full = sum(float(c.metadata["nbgrader"].get("points", 0)) for c in sol.cells
                if c.metadata.get("nbgrader", {}).get("grade"))
     expected = {}
