@@ -3,7 +3,7 @@
 import nbformat
 import pytest
 
-from tests.harness import Variant, inject, load_variants
+from tests.harness import CellGraph, Variant, bundle, inject, load_variants
 
 
 def _nb(source):
@@ -73,3 +73,60 @@ def test_load_variants_reads_correct_alternatives(tmp_path, monkeypatch):
     (folder / "d2l_style.py").write_text("# cell: f\n# scores: most\nreturn 1\n")
     with pytest.raises(ValueError, match="takes only 'full'"):
         load_variants("nb")
+
+
+def _cells(*specs):
+    """A notebook from (source, nbgrader metadata or None) pairs."""
+    nb = nbformat.v4.new_notebook()
+    for source, meta in specs:
+        cell = nbformat.v4.new_code_cell(source)
+        if meta:
+            cell.metadata["nbgrader"] = meta
+        nb.cells.append(cell)
+    return nb
+
+
+def _answer(gid):
+    return {"grade_id": gid, "solution": True, "grade": False}
+
+
+def _test(gid):
+    return {"grade_id": gid, "solution": False, "grade": True, "points": 1}
+
+
+GRAPH_NB = [
+    ("import torch\nSCALE = 2", None),                                    # 0 set-up
+    ("def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION", _answer("f")),
+    ("import torch\nassert f(1) == 1", _test("test_f")),                  # 2
+    ("def g(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION", _answer("g")),
+    ("def twice(x):\n    return g(g(x))", None),                          # 4 reads g when called
+    ("assert twice(1) == 1", _test("test_g")),                            # 5
+    ("plot = [f(i) for i in range(3)]", None),                            # 6 a demo nothing reads
+    ("def h(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION", _answer("h")),
+    ("assert h(1) == 1\nassert f(2) == 2", _test("test_h")),              # 8 reads f and h
+]
+
+
+def test_cell_graph_follows_names_not_imports():
+    graph = CellGraph(_cells(*GRAPH_NB))
+    assert graph.downstream("f") == {1, 2, 6, 8}       # test_f's 'import torch' carries nothing
+    assert graph.downstream("g") == {3, 4, 5}          # through the helper that calls g
+    assert graph.kept() == [0, 1, 2, 3, 4, 5, 7, 8]    # the demo nothing reads is dropped
+
+
+def test_a_cell_reading_globals_by_name_sees_everything():
+    nb = _cells(*GRAPH_NB, ("assert globals()['g'](3) == 3", _test("test_dynamic")))
+    assert 9 in CellGraph(nb).downstream("f") and 9 in CellGraph(nb).downstream("g")
+
+
+def test_bundles_never_share_a_test_cell():
+    graph = CellGraph(_cells(*GRAPH_NB))
+    wrong = [Variant("a", f"{c}{k}", c, [f"test_{c}"], "return 0") for c in "fgh" for k in (1, 2)]
+    right = Variant("a", "g_alt", "g", [], "return x * 1", full=True)
+    groups = bundle(graph, wrong + [right])
+    names = [sorted(v.name for v in group) for group in groups]
+    # f and h both reach test_h: never together; g reaches neither, so it shares with them;
+    # the correct alternative shares only with a variant whose cells it cannot reach at all
+    assert names == [["f1", "g1"], ["f2", "g2"], ["g_alt", "h1"], ["h2"]]
+    lone = Variant("a", "far", "g", ["test_f"], "return 0")   # names a cell it cannot reach
+    assert [lone] in bundle(graph, [lone, *wrong[:1]])
