@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -89,10 +90,10 @@ class CellGraph:
     """Which code cells of a notebook can influence which, read statically.
 
     Cell B depends on cell A when B reads a name A binds other than by ``import`` (in
-    either order: a function looks its globals up when it is called). A cell that reads globals by a computed name
-    depends on every cell. A variant's own code may also change in place any shared value
-    it reads (a name assigned somewhere, not imported, not an UPPER_CASE constant), so
-    every cell reading that value depends on it too.
+    either order: a function looks its globals up when it is called). A cell that reads
+    globals by a computed name depends on every cell. A variant's own code may also change
+    in place any shared value it reads (a name assigned somewhere, not imported, not an
+    UPPER_CASE constant), so every cell reading that value depends on it too.
     """
 
     def __init__(self, nb: nbformat.NotebookNode):
@@ -128,6 +129,7 @@ class CellGraph:
         it runs, so names the cell only imports are left out."""
         return c.binds - (c.imported - c.assigned)
 
+    @functools.cached_property
     def kept(self) -> list[int]:
         """Indices of the cells ``trim`` keeps: markdown, the first code cell (set-up),
         answer and test cells, and the given cells those read, transitively."""
@@ -146,7 +148,7 @@ class CellGraph:
     def trim(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         """A copy of ``nb`` (this notebook, variants injected) with only the kept cells."""
         out = copy.deepcopy(nb)
-        out.cells = [out.cells[i] for i in self.kept()]
+        out.cells = [out.cells[i] for i in self.kept]
         return out
 
 
@@ -166,15 +168,12 @@ def bundle(graph: CellGraph, variants: list[Variant]) -> list[list[Variant]]:
 
     groups: list[list[Variant]] = []
     for v in variants:
-        if not alone(v):
-            for group in groups:
-                if not alone(group[0]) and all(apart(v, w) for w in group):
-                    group.append(v)
-                    break
-            else:
-                groups.append([v])
-        else:
+        home = None if alone(v) else next(
+            (g for g in groups if not alone(g[0]) and all(apart(v, w) for w in g)), None)
+        if home is None:
             groups.append([v])
+        else:
+            home.append(v)
     return groups
 
 
@@ -193,7 +192,7 @@ class GradeRun:
         """The student whose notebook holds ``variant``, and the grade ids and cell indices
         (in that trimmed notebook) the variant can influence."""
         cells = self.graph.downstream(variant.cell, variant)
-        kept = self.graph.kept()
+        kept = self.graph.kept
         return (self.bundles[variant.name],
                 {self.graph.code[i].gid for i in cells if self.graph.code[i].gid},
                 {kept.index(i) for i in cells if i in kept})

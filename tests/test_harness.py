@@ -111,7 +111,7 @@ def test_cell_graph_follows_names_not_imports():
     graph = CellGraph(_cells(*GRAPH_NB))
     assert graph.downstream("f") == {1, 2, 6, 8}       # test_f's 'import torch' carries nothing
     assert graph.downstream("g") == {3, 4, 5}          # through the helper that calls g
-    assert graph.kept() == [0, 1, 2, 3, 4, 5, 7, 8]    # the demo nothing reads is dropped
+    assert graph.kept == [0, 1, 2, 3, 4, 5, 7, 8]    # the demo nothing reads is dropped
 
 
 def test_a_cell_reading_globals_by_name_sees_everything():
