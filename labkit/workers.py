@@ -6,8 +6,11 @@ notebook, so this works inside a Jupyter kernel. Each worker calls
 ``fn(rank, world_size, *args, **kwargs)`` with the group initialised (gloo on CPU,
 NCCL when there is a GPU for every rank). What the workers print is shown here,
 prefixed with their rank. If one worker raises, its traceback is raised here as
-:class:`WorkerError`; all workers are ended within ``timeout`` seconds, and none is
-left behind, whatever happens (error, timeout, interrupt, or the parent dying).
+:class:`WorkerError`; all workers are ended within ``timeout`` seconds of the moment every
+one of them is up (Python started, torch imported, connected to the rendezvous: that
+start-up has its own, longer limit, so a busy machine's slow imports never eat into the
+work's time), and none is left behind, whatever happens (error, timeout, interrupt, or
+the parent dying).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = ["WorkerError", "default_backend", "run"]
 
 _HOST = "127.0.0.1"
 _GRACE_SECONDS = 3.0
+_GO = "labkit-workers-go"  # the store key the parent sets once every worker is up
 
 
 class WorkerError(RuntimeError):
@@ -56,12 +60,15 @@ def run(
     backend: str | None = None,
     timeout: float = 120.0,
     threads: int | None = None,
+    startup_timeout: float = 300.0,
     **kwargs: Any,
 ) -> list:
     """Call ``fn(rank, world_size, *args, **kwargs)`` in ``world_size`` processes.
 
-    Returns the workers' return values as a list ordered by rank. ``threads`` sets
-    torch's intra-op threads per worker (default: the cores shared out evenly).
+    Returns the workers' return values as a list ordered by rank. ``timeout`` bounds the
+    work (and every collective) from the moment all workers are up; ``startup_timeout``
+    bounds getting them up. ``threads`` sets torch's intra-op threads per worker (default:
+    the cores shared out evenly).
     """
     if not callable(fn):
         raise TypeError(f"fn must be a function taking (rank, world_size, ...), got {fn!r}")
@@ -69,6 +76,10 @@ def run(
         raise ValueError(f"world_size must be a positive int, got {world_size!r}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if isinstance(startup_timeout, bool) or not isinstance(startup_timeout, (int, float)) \
+            or startup_timeout <= 0:
+        raise ValueError("startup_timeout must be a positive number of seconds, "
+                         f"got {startup_timeout!r}")
     backend = backend or default_backend(world_size)
     if backend not in ("gloo", "nccl"):
         raise ValueError(f"backend must be 'gloo' or 'nccl', got {backend!r}")
@@ -91,18 +102,19 @@ def run(
     # The parent hosts the rendezvous store on a port the OS picks: no port clash.
     store = dist.TCPStore(
         _HOST, 0, world_size + 1, True,
-        timeout=datetime.timedelta(seconds=timeout), wait_for_workers=False,
+        timeout=datetime.timedelta(seconds=startup_timeout), wait_for_workers=False,
     )
     procs: list[subprocess.Popen] = []
     conns: list[Connection] = []
     try:
         for rank in range(world_size):
-            proc, conn = _start_worker(rank, world_size, backend, store.port, threads, timeout)
+            proc, conn = _start_worker(rank, world_size, backend, store.port, threads, timeout,
+                                       startup_timeout)
             procs.append(proc)
             conns.append(conn)
             proc.stdin.write(payload)
             proc.stdin.close()
-        return _collect(procs, conns, world_size, timeout)
+        return _collect(procs, conns, world_size, timeout, store, startup_timeout)
     finally:
         _stop(procs)
         for conn in conns:
@@ -110,11 +122,12 @@ def run(
         del store
 
 
-def _start_worker(rank, world_size, backend, port, threads, timeout):
+def _start_worker(rank, world_size, backend, port, threads, timeout, startup_timeout):
     read_fd, write_fd = os.pipe()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    argv = [str(a) for a in (rank, world_size, backend, port, threads, timeout, write_fd)]
+    argv = [str(a) for a in (rank, world_size, backend, port, threads, timeout, write_fd,
+                             startup_timeout)]
     try:
         proc = subprocess.Popen(
             [sys.executable, "-c", "import labkit.workers as w; w._worker_main()", *argv],
@@ -131,12 +144,19 @@ def _start_worker(rank, world_size, backend, port, threads, timeout):
     return proc, Connection(read_fd, writable=False)
 
 
-def _collect(procs, conns, world_size: int, timeout: float) -> list:
-    deadline = time.monotonic() + timeout
+def _collect(procs, conns, world_size: int, timeout: float, store, startup_timeout: float) -> list:
+    deadline = time.monotonic() + startup_timeout  # until every worker is up
+    ready: set[int] = set()
     results: dict[int, Any] = {}
     open_conns = {conn: rank for rank, conn in enumerate(conns)}
     while len(results) < world_size:
         remaining = deadline - time.monotonic()
+        if remaining <= 0 and len(ready) < world_size:
+            raise TimeoutError(
+                f"only {len(ready)} of the {world_size} workers started within "
+                f"{startup_timeout:g} s (Python, torch and the rendezvous); they were stopped. "
+                "On a busy machine pass a larger startup_timeout= to labkit.workers.run."
+            )
         if remaining <= 0:
             raise TimeoutError(
                 f"the {world_size} workers did not finish within {timeout:g} s and were "
@@ -155,7 +175,12 @@ def _collect(procs, conns, world_size: int, timeout: float) -> list:
                     code = procs[rank].wait()
                     raise WorkerError(rank, world_size, _describe_exit(code)) from None
                 continue
-            if kind == "out":
+            if kind == "ready":
+                ready.add(rank)
+                if len(ready) == world_size:  # every worker is up: the work's clock starts
+                    store.set(_GO, "1")
+                    deadline = time.monotonic() + timeout
+            elif kind == "out":
                 stream = sys.stderr if body[0] == "stderr" else sys.stdout
                 print(f"[rank {rank}] {body[1]}", file=stream, flush=True)
             elif kind == "ok":
@@ -238,9 +263,10 @@ def _die_with_parent() -> None:
 def _worker_main() -> None:
     """Entry point of a worker process (argv from ``_start_worker``, payload on stdin)."""
     _die_with_parent()
-    rank, world_size, backend, port, threads, timeout, fd = sys.argv[1:8]
+    rank, world_size, backend, port, threads, timeout, fd, startup = sys.argv[1:9]
     rank, world_size, port, threads, fd = map(int, (rank, world_size, port, threads, fd))
     timeout = datetime.timedelta(seconds=float(timeout))
+    startup = datetime.timedelta(seconds=float(startup))
     conn = Connection(fd, readable=False)
     out, err = _ConnWriter(conn, "stdout"), _ConnWriter(conn, "stderr")
     sys.stdout, sys.stderr = out, err
@@ -252,7 +278,10 @@ def _worker_main() -> None:
         import torch.distributed as dist
 
         torch.set_num_threads(threads)
-        store = dist.TCPStore(_HOST, port, world_size + 1, False, timeout=timeout)
+        store = dist.TCPStore(_HOST, port, world_size + 1, False, timeout=startup)
+        _send(conn, "ready", None)
+        store.wait([_GO])  # the parent says go once every worker is up
+        store.set_timeout(timeout)
         if backend == "nccl":
             torch.cuda.set_device(rank % torch.cuda.device_count())
         dist.init_process_group(

@@ -95,6 +95,28 @@ def test_timeout_stops_every_worker(no_leftovers, tmp_path):
         assert not _alive(pid), f"rank {rank} (pid {pid}) still runs"
 
 
+@pytest.fixture
+def slow_start(tmp_path, monkeypatch):
+    """Workers whose start-up takes 6 s more (a sitecustomize that sleeps, found on the
+    PYTHONPATH labkit.workers gives them), as on a loaded machine importing torch."""
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text("import time\ntime.sleep(6)\n")
+    monkeypatch.syspath_prepend(str(folder))
+    return 6
+
+
+def test_timeout_counts_from_when_every_worker_is_up(no_leftovers, slow_start):
+    """A slow start-up does not eat the work's time: 3 s of work budget is plenty for a
+    pid, however long the interpreters took to start."""
+    assert len(set(workers.run(fns.report_pid, 2, timeout=3))) == 2
+
+
+def test_a_start_up_that_never_ends_is_stopped_and_named(no_leftovers, slow_start):
+    with pytest.raises(TimeoutError, match="of the 2 workers started within 2 s"):
+        workers.run(fns.report_pid, 2, timeout=60, startup_timeout=2)
+
+
 def test_interrupt_stops_every_worker(no_leftovers, tmp_path):
     """Ctrl-C in the notebook (KeyboardInterrupt in the parent) ends the workers too."""
     import _thread
@@ -122,6 +144,8 @@ def test_each_rank_is_its_own_process(no_leftovers):
     (dict(fn=fns.report_pid, world_size=0), "world_size must be a positive int"),
     (dict(fn=fns.report_pid, world_size=True), "world_size must be a positive int"),
     (dict(fn=fns.report_pid, world_size=2, timeout=0), "timeout must be a positive number"),
+    (dict(fn=fns.report_pid, world_size=2, startup_timeout=-1),
+     "startup_timeout must be a positive number"),
     (dict(fn=fns.report_pid, world_size=2, backend="mpi"), "backend must be 'gloo' or 'nccl'"),
 ])
 def test_bad_arguments_are_named(kwargs, match):
