@@ -1,19 +1,20 @@
-"""Grading throughput: the course's autograde on a local Dask cluster vs the home-made
-worker pool it replaced vs nbgrader's own serial autograde.
+"""Grading throughput: the course's trusted autograde (sandbox + judge, local Dask cluster)
+vs plain nbgrader's serial autograde, and optionally vs the worker pool Dask replaced.
 
-    .venv/bin/python benchmarks/grading_throughput.py [--students 24] [--jobs 2] [--assignment A]
-                                                      [--baseline REV] [--no-serial]
+    .venv/bin/python benchmarks/grading_throughput.py [--students 24] [--jobs 2]
+        [--assignment A ...|all] [--rounds 2] [--no-serial] [--pool [--baseline REV]]
 
-All grade the same submissions (copies of the solution and the learner notebook,
+Each grades the same submissions (copies of the solution and the learner notebook,
 alternating) of one notebook, in separate scratch courses, one after the other in this
-run. "Today's pool" is grading/autograde.py as of git revision REV (default: the last one
-with the pool, WorkerSlot/run_workers), loaded from git into a scratch module and run with
-this checkout's grade_worker; the Dask run is this checkout's. Both run every kernel in
-the grading sandbox (grading/sandbox.py); nbgrader's serial run does not. Prints the wall
-times, the ratios Dask/pool (target <= 1.0) and ours/serial (target <= 0.55 with 2
-workers), the per-submission overhead (starting a kernel and importing what the
-notebook's set-up cell imports, measured on its own) and what the sandbox adds to it (the
-same, sandboxed and not, interleaved).
+run, in alternating order over the rounds. "Plain nbgrader" is nbgrader 0.9's own serial
+`autograde` + `generate_feedback` with its default preprocessors and only the course's
+folder layout configured: tests run in the student's own kernel, no sandbox, no judge (not
+the course's grading/nbgrader_config.py, which would make it the judged path run serially).
+"Today's pool" (--pool) is grading/autograde.py as of git revision REV (default: the last
+one with the pool), loaded from git into a scratch module and run with this checkout's
+grade_worker. Prints, per notebook, the wall times, the ratio ours/plain (target <= 0.55
+with 2 workers), and the per-submission overhead of starting a kernel and importing what
+the notebook's set-up cell imports (plain and sandboxed, measured interleaved).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading import autograde as ag  # noqa: E402
-from grading.course import NOTEBOOKS, REPO, SOLUTIONS, nbgrader  # noqa: E402
+from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, nbgrader  # noqa: E402
 
 
 def make_class(folder: Path, assignment: str, students: int) -> None:
@@ -104,78 +105,109 @@ def kernel_overhead(setup_code: str, repeat: int = 5) -> tuple[float, float]:
     return median(plain), median(boxed)
 
 
+PLAIN_CONFIG = """\
+c = get_config()  # noqa: F821
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.course_id = "fast-dl"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+c.CourseDirectory.submitted_directory = "grading/submitted"
+c.CourseDirectory.autograded_directory = "grading/autograded"
+c.CourseDirectory.feedback_directory = "grading/feedback"
+c.CourseDirectory.db_url = {db!r}
+c.Exchange.root = {exchange!r}
+"""
+
+
+def plain_nbgrader(base: Path, assignment: str, subs: Path) -> float:
+    """Seconds for plain nbgrader (default preprocessors, the course layout only) to
+    generate, autograde serially and write feedback for ``subs``."""
+    theirs = course(base, assignment)
+    config = base / "plain-config"
+    config.mkdir()
+    db = f"sqlite:///{theirs / 'grading' / 'gradebook.db'}"
+    (config / "nbgrader_config.py").write_text(PLAIN_CONFIG.format(
+        root=str(theirs), db=db, exchange=str(base / "exchange")))
+    run = lambda *a: nbgrader(*a, "--force", root=theirs, config_dir=config,  # noqa: E731
+                              timeout=3 * 3600)
+    start = time.perf_counter()
+    run("generate_assignment", assignment)
+    shutil.copytree(subs, theirs / "grading" / "submitted")
+    run("autograde", assignment)
+    run("generate_feedback", assignment)
+    return time.perf_counter() - start
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--students", type=int, default=24)
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--assignment", default="00_getting_started")
-    p.add_argument("--baseline", default=BASELINE, help="git revision of today's pool")
-    p.add_argument("--no-serial", action="store_true", help="skip nbgrader's serial run")
+    p.add_argument("--assignment", action="append",
+                   help="notebook to grade (repeat it, or 'all'; default 00_getting_started)")
+    p.add_argument("--pool", action="store_true", help="also time the worker pool Dask replaced")
+    p.add_argument("--baseline", default=BASELINE, help="git revision of the pool (--pool)")
+    p.add_argument("--no-serial", action="store_true", help="skip plain nbgrader's serial run")
     p.add_argument("--rounds", type=int, default=2, help="runs of each, in alternating order")
     args = p.parse_args(argv)
-    a = args.assignment
+    names = args.assignment or ["00_getting_started"]
+    if "all" in names:
+        names = assignments()
     os.environ["JUPYTER_CONFIG_PATH"] = str(REPO / "grading")
     os.environ.setdefault("MPLBACKEND", "Agg")
-    with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
-        tmp = Path(tmp)
-        subs = tmp / "submissions"
-        make_class(subs, a, args.students)
-        pool = load_pool(args.baseline, tmp)
-        out = None
-
-        def timed(module, name: str) -> tuple[float, object]:
-            start = time.perf_counter()
-            out = module.autograde(module.Options(a, subs, course(tmp / name, a),
-                                                  jobs=args.jobs, quiet=True))
-            assert len(out.graded) == args.students, out.problems
-            return time.perf_counter() - start, out
-
-        pools, ours = [], []
-        for r in range(args.rounds):  # alternate the order: neither gets the warmer caches
-            for module, name in ([(pool, "pool"), (ag, "dask")] if r % 2 == 0
-                                 else [(ag, "dask"), (pool, "pool")]):
-                t, o = timed(module, f"{name}-{r}")
-                (pools if module is pool else ours).append(t)
-                out = o if module is ag else out
-        t_pool, t_ours = sum(pools) / len(pools), sum(ours) / len(ours)
-
-        t_theirs = None
-        if not args.no_serial:
-            theirs = course(tmp / "theirs", a)
-            db = f"sqlite:///{theirs / 'grading' / 'gradebook.db'}"
-            start = time.perf_counter()
-            nbgrader("generate_assignment", a, "--force", root=theirs, db_url=db)
-            shutil.copytree(subs, theirs / "grading" / "submitted")
-            nbgrader("autograde", a, "--force", root=theirs, db_url=db, timeout=3600)
-            nbgrader("generate_feedback", a, "--force", root=theirs, db_url=db, timeout=3600)
-            t_theirs = time.perf_counter() - start
-
-        setup = next(c.source for c in nbformat.read(SOLUTIONS / a / f"{a}.ipynb",
-                                                     as_version=4).cells
-                     if c.cell_type == "code" and "import" in c.source)
-        overhead, boxed = kernel_overhead(setup)
-
     n = args.students
-    print(f"grading {n} submissions of {a} on {os.cpu_count()} cores "
-          "(all include generate_assignment and HTML feedback)")
-    if t_theirs is not None:
-        print(f"  nbgrader autograde, serial:                 {t_theirs:7.1f} s  "
-              f"({t_theirs / n:.2f} s/submission)")
-    each = lambda ts: ", ".join(f"{t:.1f}" for t in ts)  # noqa: E731
-    print(f"  today's pool ({args.baseline}), {args.jobs} workers, sandboxed: {t_pool:7.1f} s  "
-          f"({t_pool / n:.2f} s/submission; runs: {each(pools)} s)")
-    print(f"  local Dask cluster, {args.jobs} workers, sandboxed:   {t_ours:7.1f} s  "
-          f"({t_ours / n:.2f} s/submission, {60 * n / t_ours:.1f} submissions/min; runs: "
-          f"{each(ours)} s)")
-    print(f"  ratio Dask/pool: {t_ours / t_pool:.2f}  (target <= 1.0)")
-    if t_theirs is not None:
-        print(f"  ratio Dask/serial: {t_ours / t_theirs:.2f}  (target <= 0.55)")
-    mean = sum(out.grade_seconds) / max(len(out.grade_seconds), 1)
-    print(f"  Dask run: {mean:.2f} s per submission inside the grading processes, "
-          f"{sum(out.merge_seconds) / max(len(out.merge_seconds), 1) * 1000:.0f} ms per "
-          "result merged here")
-    print(f"  per-submission overhead, kernel start + set-up imports: {overhead:.2f} s plain, "
-          f"{boxed:.2f} s sandboxed (the sandbox adds {boxed - overhead:+.2f} s)")
+    print(f"grading {n} submissions of each notebook on {os.cpu_count()} cores, {args.rounds} "
+          "round(s) in alternating order (all include generate_assignment and HTML feedback)")
+    for a in names:
+        with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
+            tmp = Path(tmp)
+            subs = tmp / "submissions"
+            make_class(subs, a, n)
+            pool = load_pool(args.baseline, tmp) if args.pool else None
+            times: dict[str, list[float]] = {"ours": [], "plain": [], "pool": []}
+            out = None
+
+            def ours(module, name: str) -> float:
+                nonlocal out
+                start = time.perf_counter()
+                result = module.autograde(module.Options(a, subs, course(tmp / name, a),
+                                                         jobs=args.jobs, quiet=True))
+                assert len(result.graded) == n, result.problems
+                if module is ag:
+                    out = result
+                return time.perf_counter() - start
+
+            runs = [("ours", lambda r: ours(ag, f"dask-{r}"))]
+            if not args.no_serial:
+                runs.append(("plain", lambda r: plain_nbgrader(tmp / f"plain-{r}", a, subs)))
+            if pool is not None:
+                runs.append(("pool", lambda r: ours(pool, f"pool-{r}")))
+            for r in range(args.rounds):  # alternate the order: neither gets the warmer caches
+                for key, fn in (runs if r % 2 == 0 else runs[::-1]):
+                    times[key].append(fn(r))
+            setup = next(c.source for c in nbformat.read(SOLUTIONS / a / f"{a}.ipynb",
+                                                         as_version=4).cells
+                         if c.cell_type == "code" and "import" in c.source)
+            overhead, boxed = kernel_overhead(setup)
+
+        mean = {k: sum(v) / len(v) for k, v in times.items() if v}
+        each = lambda ts: ", ".join(f"{t:.1f}" for t in ts)  # noqa: E731
+        print(f"{a}:")
+        print(f"  ours: sandbox + judge, local Dask, {args.jobs} workers: {mean['ours']:7.1f} s "
+              f"({mean['ours'] / n:.2f} s/submission; runs: {each(times['ours'])} s)")
+        if "plain" in mean:
+            print(f"  plain nbgrader, serial, default preprocessors:   {mean['plain']:7.1f} s "
+                  f"({mean['plain'] / n:.2f} s/submission; runs: {each(times['plain'])} s)")
+            print(f"  ratio ours/plain: {mean['ours'] / mean['plain']:.2f}  (target <= 0.55)")
+        if "pool" in mean:
+            print(f"  the pool ({args.baseline}), {args.jobs} workers, sandboxed: "
+                  f"{mean['pool']:7.1f} s; ratio Dask/pool: {mean['ours'] / mean['pool']:.2f}")
+        inside = sum(out.grade_seconds) / max(len(out.grade_seconds), 1)
+        print(f"  ours: {inside:.2f} s per submission inside the grading processes, "
+              f"{sum(out.merge_seconds) / max(len(out.merge_seconds), 1) * 1000:.0f} ms per "
+              "result merged here")
+        print(f"  kernel start + set-up imports: {overhead:.2f} s plain, {boxed:.2f} s "
+              f"sandboxed (the sandbox adds {boxed - overhead:+.2f} s; ours starts two "
+              "kernels per submission, the learner's and the judge's)")
     return 0
 
 

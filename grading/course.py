@@ -28,12 +28,13 @@ def assignments(solutions: Path = SOLUTIONS) -> list[str]:
 
 def nbgrader(*args: str, root: Path = REPO, db_url: str | None = None,
              env: dict | None = None, timeout: float | None = None,
-             check: bool = True) -> subprocess.CompletedProcess:
-    """Run ``nbgrader ARGS`` on the course rooted at ``root`` with the course's config."""
+             check: bool = True, config_dir: Path = CONFIG_DIR) -> subprocess.CompletedProcess:
+    """Run ``nbgrader ARGS`` on the course rooted at ``root`` with the course's config (or
+    the nbgrader_config.py in ``config_dir``)."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     full_env["COURSE_ROOT"] = str(root)
-    full_env["JUPYTER_CONFIG_PATH"] = str(CONFIG_DIR)
+    full_env["JUPYTER_CONFIG_PATH"] = str(config_dir)
     # nbgrader runs 'alembic' and starts kernels: both must come from this environment.
     full_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), full_env.get("PATH", "")])
     if db_url:
