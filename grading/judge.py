@@ -16,11 +16,20 @@ every cell of a submission in order, but in two kernels:
 So the checks, ``numpy.testing``, ``math.isclose``, builtins and IPython itself are the
 judge's own: no transformer, patch, lying object or forged output in the learner's kernel
 reaches them. nbgrader then scores the test cells from the judge's outputs, as usual.
+
+One judge kernel serves the students of a grading process one after the other (a grading
+worker, or one ``nbgrader autograde`` run): starting a kernel and importing torch is paid
+once, not per submission. Between two students it is put back to the state it booted in
+(``labkit.remote.judge_reset``: namespace emptied, the course's modules imported afresh,
+working folder, environment, random generators and torch's settings restored); a judge
+whose reset fails, or that timed out or died, is shut down instead and the next student
+gets a new one.
 """
 
 from __future__ import annotations
 
 import ast
+import atexit
 import builtins
 import json
 import os
@@ -36,6 +45,42 @@ from traitlets import Unicode
 from grading.preprocessors import RobustExecute, _error
 
 BUILTINS = set(dir(builtins))
+# What every judge imports while the learner's cells run, then notes as its fresh state.
+JUDGE_BOOT = "import numpy, torch, labkit.remote; labkit.remote.judge_snapshot()"
+RESET = "__import__('labkit.remote', fromlist=['judge_reset']).judge_reset(get_ipython())"
+_idle: dict[tuple, tuple] = {}   # one parked judge (kernel manager, folder) per kind
+
+
+def _shutdown(km, folder: Path | None) -> None:
+    try:
+        run_sync(km.shutdown_kernel)(now=True)
+    except Exception:  # noqa: BLE001 (a kernel that is already gone)
+        process = getattr(getattr(km, "provisioner", None), "process", None)
+        if process is not None and process.poll() is None:
+            process.kill()
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@atexit.register
+def _shutdown_idle() -> None:
+    """When the grading process ends, so do its parked judges."""
+    while _idle:
+        _, (km, folder) = _idle.popitem()
+        _shutdown(km, folder)
+
+
+def _fill(folder: Path, files: Path) -> None:
+    """``folder`` holding exactly the released assignment's regular non-notebook files."""
+    for path in folder.iterdir():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    if files.is_dir():
+        for path in sorted(files.iterdir()):
+            if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
+                shutil.copyfile(path, folder / path.name)
 
 
 def _python(source: str) -> str:
@@ -200,25 +245,32 @@ class JudgedExecute(RobustExecute):
         return km
 
     def _launch_judge(self, nb) -> None:
+        """A judge for this submission: the parked one of this kind when it is alive, else
+        a new kernel (it boots while the learner's cells run)."""
         from jupyter_client.manager import AsyncKernelManager
         from nbclient import NotebookClient
 
-        self._judge_dir = Path(tempfile.mkdtemp(prefix="judge-"))
-        if self._files.is_dir():
-            for path in sorted(self._files.iterdir()):
-                if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
-                    shutil.copyfile(path, self._judge_dir / path.name)
+        # judges of one kind are interchangeable (noted now: starting a kernel adds to
+        # extra_arguments)
+        self._kind = (str(self._files), tuple(self.extra_arguments), self.timeout)
+        parked = _idle.pop(self._kind, None)
+        if parked is not None and not run_sync(parked[0].is_alive)():
+            _shutdown(*parked)
+            parked = None
+        self._judge_dir = parked[1] if parked else Path(tempfile.mkdtemp(prefix="judge-"))
+        _fill(self._judge_dir, self._files)
         judge = NotebookClient(
             nb, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
             kernel_name="python3", kernel_manager_class=AsyncKernelManager,
-            extra_arguments=[*self.extra_arguments,
-                             # what every judge needs, imported while the learner's cells run
-                             "--IPKernelApp.exec_lines=import numpy, torch, labkit.remote"],
+            extra_arguments=[*self.extra_arguments, f"--IPKernelApp.exec_lines={JUDGE_BOOT}"],
             error_on_timeout=self.error_on_timeout,
             resources={"metadata": {"path": str(self._judge_dir)}},
             on_cell_executed=self.on_cell_executed, record_timing=False)
-        judge.km = judge.create_kernel_manager()
-        run_sync(judge.async_start_new_kernel)()
+        if parked:
+            judge.km = parked[0]
+        else:
+            judge.km = judge.create_kernel_manager()
+            run_sync(judge.async_start_new_kernel)()
         self._judge = judge
 
     def _connect_judge(self) -> None:
@@ -245,15 +297,28 @@ class JudgedExecute(RobustExecute):
                                f"{errors[0].get('ename')}: {errors[0].get('evalue')}")
 
     def _stop_judge(self) -> None:
+        """Park the judge for the next student once it is back to its fresh state (a judge
+        that never connected is still fresh); shut it down if that fails."""
         judge, self._judge = self._judge, None
-        if judge is not None:
+        folder, self._judge_dir = self._judge_dir, None
+        if judge is None:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+            return
+        fresh = judge.kc is None
+        if judge.kc is not None:
             try:
-                if judge.kc is not None:
-                    judge.kc.stop_channels()
-                run_sync(judge.km.shutdown_kernel)(now=True)
-            except Exception:  # noqa: BLE001 (a judge that is already gone)
+                reply = run_sync(judge.kc.execute_interactive)(
+                    RESET, store_history=False, timeout=60, output_hook=lambda msg: None)
+                fresh = reply.get("content", {}).get("status") == "ok"
+            except Exception:  # noqa: BLE001 (a judge that hangs or is gone: not reused)
+                fresh = False
+            try:
+                judge.kc.stop_channels()
+            except Exception:  # noqa: BLE001
                 pass
-        if self._judge_dir is not None:
-            shutil.rmtree(self._judge_dir, ignore_errors=True)
-            self._judge_dir = None
+        if fresh and self._kind not in _idle and run_sync(judge.km.is_alive)():
+            _idle[self._kind] = (judge.km, folder)
+        else:
+            _shutdown(judge.km, folder)
 

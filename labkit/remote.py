@@ -616,3 +616,102 @@ def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: fl
     _session = Session(connection, pgid, pid, timeout)
     _session.sources = list(sources)
     return {name: Remote(("n", name)) for name in names}
+
+
+# ----------------------------------------------------------------------------------
+# Judge kernel reuse: one judge serves the students of a grading process one after the
+# other (grading/judge.py). Between two students it goes back to the state it booted in.
+# ----------------------------------------------------------------------------------
+_fresh: dict | None = None
+
+
+def _torch_state() -> dict:
+    import torch
+
+    flags = {"cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+             "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
+             "cudnn.deterministic": torch.backends.cudnn.deterministic,
+             "cudnn.benchmark": torch.backends.cudnn.benchmark}
+    return {"dtype": torch.get_default_dtype(), "grad": torch.is_grad_enabled(),
+            "threads": torch.get_num_threads(), "matmul": torch.get_float32_matmul_precision(),
+            "deterministic": torch.are_deterministic_algorithms_enabled(),
+            "rng": torch.random.get_rng_state(), "flags": flags}
+
+
+def _set_torch_state(state: dict) -> None:
+    import torch
+
+    torch.set_default_dtype(state["dtype"])
+    torch.set_grad_enabled(state["grad"])
+    torch.set_num_threads(state["threads"])
+    torch.set_float32_matmul_precision(state["matmul"])
+    torch.use_deterministic_algorithms(state["deterministic"])
+    torch.random.set_rng_state(state["rng"])
+    for name, value in state["flags"].items():
+        where, attr = name.rsplit(".", 1)
+        obj = torch.backends
+        for part in where.split("."):
+            obj = getattr(obj, part)
+        setattr(obj, attr, value)
+
+
+def judge_snapshot() -> None:
+    """Judge side, once, right after the judge kernel has booted: note its fresh state."""
+    global _fresh
+    import random
+    import sys
+
+    import numpy
+
+    _fresh = {"modules": set(sys.modules), "env": dict(os.environ), "cwd": os.getcwd(),
+              "random": random.getstate(), "numpy": numpy.random.get_state(),
+              "torch": _torch_state()}
+
+
+def _course_module(name: str, module: Any, roots: tuple[str, ...]) -> bool:
+    """A module of the course or of the judge's working folder (not of the Python
+    installation): such modules are imported afresh for every student."""
+    if name in ("labkit", __name__):
+        return False
+    path = getattr(module, "__file__", None) or ""
+    return name.split(".")[0] == "labkit" or (bool(path) and not path.startswith(roots))
+
+
+def judge_reset(shell: Any) -> None:
+    """Judge side, between two students: back to the state ``judge_snapshot`` noted. The
+    session to the last student's kernel is closed, the namespace emptied (IPython's
+    reset), every module of the course or of the working folder dropped (imported afresh
+    by the next student's tests), modules loaded since boot from outside the Python
+    installation dropped, and the working folder, environment, random generators and
+    torch's global settings put back."""
+    global _session
+    import random
+    import sys
+    import sysconfig
+
+    import numpy
+
+    if _fresh is None:
+        raise RuntimeError("judge_snapshot() was not called when this judge booted")
+    if _session is not None:
+        _session.close()
+        _session = None
+    _handles.clear()
+    _args.clear()
+    shell.reset(new_session=False)
+    roots = tuple({os.path.realpath(p) for p in
+                   (sys.prefix, sys.base_prefix, sysconfig.get_paths()["stdlib"])} |
+                  {p for p in (sys.prefix, sys.base_prefix)})
+    for name, module in list(sys.modules.items()):
+        if _course_module(name, module, roots):
+            del sys.modules[name]
+    os.chdir(_fresh["cwd"])
+    os.environ.clear()
+    os.environ.update(_fresh["env"])
+    random.setstate(_fresh["random"])
+    numpy.random.set_state(_fresh["numpy"])
+    _set_torch_state(_fresh["torch"])
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+    import gc
+    gc.collect()

@@ -1,0 +1,103 @@
+"""One judge kernel serves the students of a grading run one after the other, and nothing of
+one student's grading reaches the next (grading/judge.py, labkit.remote.judge_reset)."""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+
+from grading.course import generate, nbgrader
+
+ASSIGNMENT = "zz_judge_reuse"
+
+
+def _meta(**kw) -> dict:
+    return {"nbgrader": {"schema_version": 3, "locked": False, "grade": False,
+                         "solution": False, **kw}}
+
+
+def _notebook(answer: str) -> nbformat.NotebookNode:
+    setup = nbformat.v4.new_code_cell("import torch\nSHARED = torch.zeros(3)",
+                                      metadata=_meta(grade_id="setup", locked=True))
+    solution = nbformat.v4.new_code_cell(
+        "def touch(t):\n    ### BEGIN SOLUTION\n" + answer + "\n    ### END SOLUTION",
+        metadata=_meta(grade_id="touch", solution=True))
+    # Everything an earlier student's grading could leave behind in a reused judge: a name,
+    # a changed given tensor (an in-place answer's write-back), a module attribute, a
+    # global torch setting, the random generator, a file in the working folder, the
+    # environment. The test leaves all of them behind itself, for the next student.
+    test = nbformat.v4.new_code_cell(
+        "import os, random, labkit.checks\n"
+        "print('judge pid', os.getpid())\n"
+        "assert 'leftover' not in globals(), 'a name from an earlier grading'\n"
+        "assert torch.equal(SHARED, torch.zeros(3)), f'SHARED changed: {SHARED}'\n"
+        "assert not hasattr(labkit.checks, 'mark'), 'a module changed by an earlier grading'\n"
+        "assert torch.get_default_dtype() == torch.float32, torch.get_default_dtype()\n"
+        "assert not os.path.exists('left.txt'), 'a file from an earlier grading'\n"
+        "assert 'LEFT' not in os.environ, 'an environment variable from an earlier grading'\n"
+        "print('first draw', torch.rand(1).item(), random.random())\n"
+        "result = touch(SHARED)\n"
+        "leftover = 1\n"
+        "labkit.checks.mark = 1\n"
+        "torch.set_default_dtype(torch.float64)\n"
+        "open('left.txt', 'w').close()\n"
+        "os.environ['LEFT'] = '1'\n"
+        "assert float(result) == 0.0, f'expected 0.0, got {result}'",
+        metadata=_meta(grade_id="test_touch", grade=True, points=1, locked=True))
+    return nbformat.v4.new_notebook(
+        cells=[setup, solution, test],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}})
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("reuse")
+    (root / "solutions" / ASSIGNMENT).mkdir(parents=True)
+    (root / "grading").mkdir()
+    nbformat.write(_notebook("    return t.sum()"),
+                   str(root / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
+    db = f"sqlite:///{root / 'grading' / 'gradebook.db'}"
+    released = generate(ASSIGNMENT, root, db_url=db)
+    # graded in name order: the first writes into the judge's tensor in place (the reply
+    # carries the change back onto SHARED), the next ones are honest
+    students = {"a-writes-in-place": "    t.add_(1.0)\n    return torch.zeros(())",
+                "b-honest": "    return t.sum()", "c-honest": "    return t.sum()"}
+    for student, answer in students.items():
+        dest = root / "grading" / "submitted" / student / ASSIGNMENT
+        shutil.copytree(released, dest)
+        nbformat.write(_notebook(answer), str(dest / f"{ASSIGNMENT}.ipynb"))
+    proc = nbgrader("autograde", ASSIGNMENT, "--force", root=root, db_url=db, timeout=900,
+                    check=False)
+    from nbgrader.api import Gradebook
+
+    scores, outputs = {}, {}
+    with Gradebook(db) as gb:
+        for student in students:
+            sn = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
+            scores[student] = sn.score
+            nb = nbformat.read(root / "grading" / "autograded" / student / ASSIGNMENT /
+                               f"{ASSIGNMENT}.ipynb", as_version=4)
+            outputs[student] = "".join(o.get("text", "") for o in nb.cells[2].outputs
+                                       if o.get("output_type") == "stream")
+    return scores, outputs, proc.stdout + proc.stderr
+
+
+def _line(text: str, head: str) -> str:
+    return next(ln for ln in text.splitlines() if ln.startswith(head))
+
+
+def test_one_judge_served_every_student(graded):
+    _, outputs, log = graded
+    pids = {_line(out, "judge pid") for out in outputs.values()}
+    assert len(pids) == 1, f"expected one judge kernel for the run, saw {pids}\n{log[-3000:]}"
+
+
+def test_nothing_of_one_student_reaches_the_next(graded):
+    scores, outputs, log = graded
+    assert scores == {"a-writes-in-place": 1, "b-honest": 1, "c-honest": 1}, \
+        f"{scores}\n{outputs}\n{log[-3000:]}"
+    draws = {_line(out, "first draw") for out in outputs.values()}
+    assert len(draws) == 1, f"the random generators were not put back between students: {draws}"
