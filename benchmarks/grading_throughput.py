@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading import autograde as ag  # noqa: E402
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, nbgrader  # noqa: E402
+from grading.judge import TIMINGS_ENV  # noqa: E402
 
 
 def make_class(folder: Path, assignment: str, students: int) -> None:
@@ -138,6 +139,17 @@ def plain_nbgrader(base: Path, assignment: str, subs: Path) -> float:
     return time.perf_counter() - start
 
 
+def read_phases(path: Path) -> dict[str, float]:
+    """Mean seconds per graded notebook of each phase grading/judge.py recorded."""
+    import json
+
+    if not path.exists():
+        return {}
+    rows = [json.loads(line)["seconds"] for line in path.read_text().splitlines() if line]
+    keys = sorted({k for r in rows for k in r}, key=lambda k: (k == "total", k))
+    return {k: sum(r.get(k, 0.0) for r in rows) / len(rows) for k in keys}
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--students", type=int, default=24)
@@ -166,11 +178,17 @@ def main(argv: list[str]) -> int:
             times: dict[str, list[float]] = {"ours": [], "plain": [], "pool": []}
             out = None
 
+            timings = tmp / "timings.jsonl"
+
             def ours(module, name: str) -> float:
                 nonlocal out
+                os.environ[TIMINGS_ENV] = str(timings)  # each graded notebook's phases
                 start = time.perf_counter()
-                result = module.autograde(module.Options(a, subs, course(tmp / name, a),
-                                                         jobs=args.jobs, quiet=True))
+                try:
+                    result = module.autograde(module.Options(a, subs, course(tmp / name, a),
+                                                             jobs=args.jobs, quiet=True))
+                finally:
+                    os.environ.pop(TIMINGS_ENV, None)
                 assert len(result.graded) == n, result.problems
                 if module is ag:
                     out = result
@@ -188,6 +206,7 @@ def main(argv: list[str]) -> int:
                                                          as_version=4).cells
                          if c.cell_type == "code" and "import" in c.source)
             overhead, boxed = kernel_overhead(setup)
+            phases = read_phases(timings)
 
         mean = {k: sum(v) / len(v) for k, v in times.items() if v}
         each = lambda ts: ", ".join(f"{t:.1f}" for t in ts)  # noqa: E731
@@ -205,9 +224,18 @@ def main(argv: list[str]) -> int:
         print(f"  ours: {inside:.2f} s per submission inside the grading processes, "
               f"{sum(out.merge_seconds) / max(len(out.merge_seconds), 1) * 1000:.0f} ms per "
               "result merged here")
+        if phases:
+            total = phases.pop("total")
+            print(f"  ours, per submission, where the grading process's time goes (mean of "
+                  f"{len(times['ours'])} x {n}):")
+            for phase, secs in phases.items():
+                print(f"    {phase:<40} {secs:6.2f} s")
+            print(f"    {'JudgedExecute in all':<40} {total:6.2f} s")
+            print(f"    {'nbgrader (import, overwrite, save grades), feedback':<40} "
+                  f"{inside - total:6.2f} s")
         print(f"  kernel start + set-up imports: {overhead:.2f} s plain, {boxed:.2f} s "
-              f"sandboxed (the sandbox adds {boxed - overhead:+.2f} s; ours starts two "
-              "kernels per submission, the learner's and the judge's)")
+              f"sandboxed (the sandbox adds {boxed - overhead:+.2f} s; ours starts the "
+              "learner's kernel for every submission, the judge once per grading process)")
     return 0
 
 

@@ -35,6 +35,8 @@ import json
 import os
 import shutil
 import tempfile
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +51,9 @@ BUILTINS = set(dir(builtins))
 JUDGE_BOOT = "import numpy, torch, labkit.remote; labkit.remote.judge_snapshot()"
 RESET = "__import__('labkit.remote', fromlist=['judge_reset']).judge_reset(get_ipython())"
 _idle: dict[tuple, tuple] = {}   # one parked judge (kernel manager, folder) per kind
+# Where each graded notebook's time went, one JSON line per notebook, appended to the file
+# this variable names (benchmarks/grading_throughput.py reads it); unset: nothing written.
+TIMINGS_ENV = "COURSE_GRADING_TIMINGS"
 
 
 def _shutdown(km, folder: Path | None) -> None:
@@ -206,17 +211,52 @@ class JudgedExecute(RobustExecute):
         self._judge = None
         self._judge_ran: set[str] = set()
         self._judge_dir = None
+        self._seconds: dict[str, float] = {}
+        start = time.perf_counter()
         try:
             if self._plan.tests:
-                self._launch_judge(nb)  # boots while the learner's cells run
+                with self._clock("judge: start or reuse"):
+                    self._launch_judge(nb)  # boots while the learner's cells run
             return super().preprocess(nb, resources, km)
         finally:
-            self._stop_judge()
+            with self._clock("judge: reset or stop"):
+                self._stop_judge()
+            self._seconds["total"] = time.perf_counter() - start
+            self._write_timings(name)
+
+    @contextmanager
+    def _clock(self, phase: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._seconds[phase] = self._seconds.get(phase, 0.0) + time.perf_counter() - start
+
+    def _write_timings(self, name: str) -> None:
+        path = os.environ.get(TIMINGS_ENV)
+        if path:
+            line = json.dumps({"notebook": name, "seconds": self._seconds}) + "\n"
+            with open(path, "a", encoding="utf-8") as f:  # one short append: atomic
+                f.write(line)
+
+    async def async_start_new_kernel(self, **kwargs):
+        with self._clock("learner: kernel start"):
+            return await super().async_start_new_kernel(**kwargs)
+
+    async def async_start_new_kernel_client(self):
+        with self._clock("learner: kernel ready"):
+            return await super().async_start_new_kernel_client()
 
     def preprocess_cell(self, cell, resources, index):
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or gid not in self._plan.tests:
-            return super().preprocess_cell(cell, resources, index)
+            with self._clock("learner: cells"):
+                return super().preprocess_cell(cell, resources, index)
+        with self._clock("judge: test cells"):
+            return self._judge_cell(cell, resources, index)
+
+    def _judge_cell(self, cell, resources, index):
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         cell.source = self._plan.tests[gid]
         cell.outputs = []
         if self._kernel_died_at is not None:
@@ -224,7 +264,8 @@ class JudgedExecute(RobustExecute):
                                    f"({self._kernel_died_at})")]
             return cell, resources
         if self._judge.kc is None:
-            self._connect_judge()
+            with self._clock("judge: connect (waits for its boot)"):
+                self._connect_judge()
         for source in self._plan.needs.get(gid, []):
             if source not in self._judge_ran:
                 self._judge_ran.add(source)
