@@ -211,6 +211,7 @@ class JudgedExecute(RobustExecute):
         self._judge = None
         self._judge_ran: set[str] = set()
         self._judge_dir = None
+        self._ran = 0
         self._seconds: dict[str, float] = {}
         start = time.perf_counter()
         try:
@@ -239,21 +240,31 @@ class JudgedExecute(RobustExecute):
             with open(path, "a", encoding="utf-8") as f:  # one short append: atomic
                 f.write(line)
 
-    async def async_start_new_kernel(self, **kwargs):
+    def start_new_kernel(self, **kwargs):
         with self._clock("learner: kernel start"):
-            return await super().async_start_new_kernel(**kwargs)
+            return super().start_new_kernel(**kwargs)
 
-    async def async_start_new_kernel_client(self):
+    def start_new_kernel_client(self):
         with self._clock("learner: kernel ready"):
-            return await super().async_start_new_kernel_client()
+            return super().start_new_kernel_client()
 
     def preprocess_cell(self, cell, resources, index):
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or gid not in self._plan.tests:
             with self._clock("learner: cells"):
-                return super().preprocess_cell(cell, resources, index)
-        with self._clock("judge: test cells"):
-            return self._judge_cell(cell, resources, index)
+                cell, resources = super().preprocess_cell(cell, resources, index)
+        else:
+            with self._clock("judge: test cells"):
+                cell, resources = self._judge_cell(cell, resources, index)
+        # two kernels count their cells apart (1, 2, 3 and 1, 2): a cell that ran is
+        # numbered in the order the notebook ran, so each prompt number shows once
+        if cell.cell_type == "code" and cell.get("execution_count") is not None:
+            self._ran += 1
+            cell.execution_count = self._ran
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "execute_result":
+                    output["execution_count"] = self._ran
+        return cell, resources
 
     def _judge_cell(self, cell, resources, index):
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
@@ -300,8 +311,13 @@ class JudgedExecute(RobustExecute):
             parked = None
         self._judge_dir = parked[1] if parked else Path(tempfile.mkdtemp(prefix="judge-"))
         _fill(self._judge_dir, self._files)
+        # nbclient's execute_cell stores the cell it ran at nb.cells[index]: the judge gets a
+        # list of its own, so its boot and scratch cells never take a submission cell's place
+        # (a test cell it runs is the submission's own object, filled in place)
+        own = nbformat.from_dict({**nb, "cells": []})
+        own.cells = list(nb.cells)
         judge = NotebookClient(
-            nb, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
+            own, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
             kernel_name="python3", kernel_manager_class=AsyncKernelManager,
             extra_arguments=[*self.extra_arguments, f"--IPKernelApp.exec_lines={JUDGE_BOOT}"],
             error_on_timeout=self.error_on_timeout,

@@ -30,6 +30,7 @@ import io
 import json
 import os
 import pickle
+import re
 import time
 import traceback
 from typing import Any, Callable
@@ -38,6 +39,7 @@ _session: Any = None  # the judge's Session in trusted grading; None in the lear
 
 MAX_REPLY_BYTES = 512 << 20   # a reply larger than this is refused by the judge
 MAX_DEPTH = 64                # nesting of containers in a reply
+MAX_ITEMS = 2_000_000         # lists, dicts, strings and separators in a reply
 
 
 def in_learner_kernel(fn: Callable) -> Callable:
@@ -194,6 +196,10 @@ def _encode(x: Any, depth: int) -> Any:
             if x.layout != torch.strided or x.is_quantized:
                 x = x.to_dense()
             dev = str(x.device)
+            if x.device.type == "meta":  # shapes without values: nothing to copy
+                return {"__t": "tensor", "dtype": str(x.dtype).removeprefix("torch."),
+                        "shape": list(x.shape), "device": "meta", "b64": "",
+                        "grad": bool(x.requires_grad)}
             data = x.detach().cpu().contiguous()
             raw = data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
             return {"__t": "tensor", "dtype": str(data.dtype).removeprefix("torch."),
@@ -354,6 +360,11 @@ def _decode(x: Any, depth: int = 0, given: list | None = None) -> Any:
         dtype = _torch_dtype(x["dtype"])
         shape = _shape(x["shape"])
         raw = _raw(x)
+        if x.get("device") == "meta" and not raw:
+            out = torch.empty(shape, dtype=dtype, device="meta")
+            if x.get("grad") is True and (out.is_floating_point() or out.is_complex()):
+                out.requires_grad_(True)
+            return out
         numel = 1
         for s in shape:
             numel *= s
@@ -472,6 +483,51 @@ def _exception(info: dict) -> BaseException:
     return exc
 
 
+_JSON_DEPTH = 3 * MAX_DEPTH + 2  # a dict is three JSON levels; the reply wraps it in one more
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_EMPTY_PAIR = re.compile(r"\[\]|\{\}")
+
+
+def _check_size(body: str) -> None:
+    """Refuse a JSON reply with more than MAX_ITEMS items or nested deeper than MAX_DEPTH
+    before anything is built from it (a 40 MiB ``[[],[],...]`` would become gigabytes of
+    lists). Only strings are made, by regular expressions: strings cut out, then brackets,
+    braces and commas counted; depth is the number of passes that remove innermost pairs."""
+    bare, strings = _STRING.subn("", body)
+    items = strings + bare.count(",") + bare.count("[") + bare.count("{")
+    if items > MAX_ITEMS:
+        raise LearnerCodeError(f"the reply has more than {MAX_ITEMS:,} items (lists, dicts, "
+                               "strings, numbers): return large data as one tensor or array")
+    brackets = _NOT_BRACKET.sub("", bare)
+    del bare
+    for _ in range(_JSON_DEPTH):
+        brackets, n = _EMPTY_PAIR.subn("", brackets)
+        if not brackets or not n:
+            return  # empty: depth within bounds; no pair left: malformed, json.loads says so
+    raise LearnerCodeError(f"the reply is nested more than {MAX_DEPTH} levels deep: return "
+                           "flatter data")
+
+
+def _read_reply(text: Any) -> dict:
+    """The judge's reading of the learner's reply (the repr of a JSON string), within
+    bounds on bytes, items and depth; LearnerCodeError for anything else."""
+    if type(text) is not str or len(text) > 2 * MAX_REPLY_BYTES:
+        raise LearnerCodeError("no readable reply from the learner's kernel")
+    import ast
+    try:
+        raw = ast.literal_eval(text)
+        if type(raw) is not str:
+            raise ValueError
+        _check_size(raw)
+        body = json.loads(raw)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise LearnerCodeError("no readable reply from the learner's kernel") from None
+    if type(body) is not dict:
+        raise LearnerCodeError("no readable reply from the learner's kernel")
+    return body
+
+
 class Session:
     """The judge's connection to the learner's kernel."""
 
@@ -529,15 +585,7 @@ class Session:
                                    f"{content.get('ename', '?')}: {content.get('evalue', '')}"[:2000])
         bundle = content.get("user_expressions", {}).get("r", {})
         text = bundle.get("data", {}).get("text/plain") if bundle.get("status") == "ok" else None
-        if type(text) is not str or len(text) > 2 * MAX_REPLY_BYTES:
-            raise LearnerCodeError("no readable reply from the learner's kernel")
-        import ast
-        try:
-            body = json.loads(ast.literal_eval(text))
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            raise LearnerCodeError("no readable reply from the learner's kernel") from None
-        if type(body) is not dict:
-            raise LearnerCodeError("no readable reply from the learner's kernel")
+        body = _read_reply(text)
         if "exc" in body and type(body["exc"]) is dict:
             raise _exception(body["exc"])
         if "ok" not in body:
@@ -639,20 +687,30 @@ def _torch_state() -> dict:
 
 
 def _set_torch_state(state: dict) -> None:
+    """Put back what differs from ``state`` (setting an unchanged value can cost seconds: the
+    first ``set_num_threads`` or deterministic-mode call initialises torch's back ends)."""
     import torch
 
-    torch.set_default_dtype(state["dtype"])
-    torch.set_grad_enabled(state["grad"])
-    torch.set_num_threads(state["threads"])
-    torch.set_float32_matmul_precision(state["matmul"])
-    torch.use_deterministic_algorithms(state["deterministic"])
-    torch.random.set_rng_state(state["rng"])
+    now = _torch_state()
+    if now["dtype"] != state["dtype"]:
+        torch.set_default_dtype(state["dtype"])
+    if now["grad"] != state["grad"]:
+        torch.set_grad_enabled(state["grad"])
+    if now["threads"] != state["threads"]:
+        torch.set_num_threads(state["threads"])
+    if now["matmul"] != state["matmul"]:
+        torch.set_float32_matmul_precision(state["matmul"])
+    if now["deterministic"] != state["deterministic"]:
+        torch.use_deterministic_algorithms(state["deterministic"])
+    if not torch.equal(now["rng"], state["rng"]):
+        torch.random.set_rng_state(state["rng"])
     for name, value in state["flags"].items():
-        where, attr = name.rsplit(".", 1)
-        obj = torch.backends
-        for part in where.split("."):
-            obj = getattr(obj, part)
-        setattr(obj, attr, value)
+        if now["flags"][name] != value:
+            where, attr = name.rsplit(".", 1)
+            obj = torch.backends
+            for part in where.split("."):
+                obj = getattr(obj, part)
+            setattr(obj, attr, value)
 
 
 def judge_snapshot() -> None:
@@ -713,5 +771,3 @@ def judge_reset(shell: Any) -> None:
     _set_torch_state(_fresh["torch"])
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
-    import gc
-    gc.collect()
