@@ -38,12 +38,23 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,  # n
 
 from grading.judge import JudgedExecute  # noqa: E402
 from grading.preprocessors import CapOutput, RobustExecute  # noqa: E402
+from grading.sanitize import SanitizeNotebook  # noqa: E402
 
 # COURSE_JUDGE=off grades the way nbgrader does by default (tests in the student's own
 # kernel); it exists only so tests/test_trusted_grading.py can show what the judge stops.
 c.Autograde.autograde_preprocessors = [
     JudgedExecute if os.environ.get("COURSE_JUDGE", "on") != "off" else RobustExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+    SanitizeNotebook, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+
+# No learner script in any staff or student view (grading/sanitize.py): the notebook
+# autograde stores is reduced to safe content (SanitizeNotebook above), and so is every
+# notebook an HTMLExporter of this config renders (the formgrader's submission pages,
+# every feedback file, notebooks graded before this was on), with nbconvert's own
+# sanitize_html as a second layer, through the course's allow-list (nbconvert's own would
+# escape a table's <th> and <tbody> and every inline style).
+c.HTMLExporter.preprocessors = ["grading.sanitize.SanitizeNotebook"]
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = {"clean_html": "grading.sanitize.clean_html"}
 
 # Per-cell time limit. nbgrader's Execute preprocessor reads Execute.timeout (seconds);
 # a cell that runs longer is interrupted, scores 0, and the notebook goes on.
