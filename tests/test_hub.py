@@ -1,8 +1,10 @@
 """The course hub end to end (make hub: JupyterHub, nbgrader's exchange, the course's grading).
 
 A real JupyterHub with its real proxy (configurable-http-proxy) is started by the fixture on
-a scratch copy of the course, exactly as ``make hub`` starts it (grading/hub/run.py), and
-stopped after; the test checks that no process of it is left behind.
+a scratch copy of the course, exactly as ``make hub`` starts it (grading/hub/run.py: real
+Unix accounts hubt-ada, hubt-ben and hubt-prof, each user's server a process of its own
+account), and stopped after; the test checks that no process of it is left behind and
+removes the accounts and their home folders.
 
 1. The instructor releases 00_getting_started to the exchange (grading/hub/exchange.py
    release: nbgrader release_assignment).
@@ -16,11 +18,18 @@ stopped after; the test checks that no process of it is left behind.
 
 The same collected submission, packed as an LMS zip (flat file names carrying the student
 id), is graded by the LMS path into a fresh course with the same score.
+
+The instructor's Formgrader panel, inside their JupyterLab on the hub, shows the submission.
+From ada's JupyterLab, a notebook cell and a terminal try to read ben's files, token and
+server, the course's solutions and gradebook, the hub's secret and the exchange's hand-ins:
+every one fails with a permission error, and no token she can read lets her act as ben.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -44,8 +53,10 @@ from tests.browser.lab import (
 
 A = "00_getting_started"
 NB = f"{A}.ipynb"
-STUDENT = "ada"
-INSTRUCTOR = "instructor"
+STUDENT = "hubt-ada"
+OTHER = "hubt-ben"
+INSTRUCTOR = "hubt-prof"
+ACCOUNTS = (STUDENT, OTHER, INSTRUCTOR)
 PASSWORD = "hub-test-password"
 START_S = 180
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("hub")]
@@ -107,7 +118,10 @@ class Hub:
     def __init__(self, base: Path):
         self.base = base
         self.course = scratch_course(base / "course")
-        self.state = base / "state"
+        for module in (REPO / "grading").glob("*.py"):  # the instructor's server reads the
+            shutil.copy2(module, self.course / "grading" / module.name)  # course's config
+        self.state = base / "course" / "grading" / "hub" / "state"
+        self.exchange = base / "exchange"
         self.port = 0
         self.log = base / "hub.log"
         self.proc: subprocess.Popen | None = None
@@ -123,7 +137,9 @@ class Hub:
         self.proc = subprocess.Popen(
             [sys.executable, str(REPO / "grading" / "hub" / "run.py"), "--port", str(self.port),
              "--state", str(self.state), "--course", str(self.course),
-             "--students", f"{STUDENT},ben", "--instructor", INSTRUCTOR, "--password", PASSWORD],
+             "--exchange", str(self.exchange),
+             "--students", f"{STUDENT},{OTHER}", "--instructor", INSTRUCTOR,
+             "--password", PASSWORD],
             cwd=REPO, env=env, stdout=open(self.log, "wb"), stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + START_S
@@ -171,6 +187,11 @@ def hub():
     missing = chromium_missing_message()
     if missing:
         pytest.fail(missing, pytrace=False)
+    if os.geteuid() != 0:
+        pytest.skip("the hub makes Unix accounts and runs servers as them: needs root")
+    from grading.hub.run import remove_accounts
+
+    remove_accounts(list(ACCOUNTS))  # a run killed before its clean-up
     base = Path(tempfile.mkdtemp(prefix="course-hub-"))
     base.chmod(0o755)
     h = Hub(base)
@@ -180,7 +201,17 @@ def hub():
     finally:
         left = h.stop()
         shutil.rmtree(base, ignore_errors=True)
+        remove_accounts(list(ACCOUNTS))
+        kept = [n for n in ACCOUNTS if Path("/home", n).exists() or _account(n)]
         assert not left, f"the hub left processes behind after Ctrl+C: {left}"
+        assert not kept, f"accounts or home folders left behind: {kept}"
+
+
+def _account(name: str):
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        return None
 
 
 @pytest.fixture(scope="module")
@@ -199,8 +230,8 @@ def new_page(browser):
 def exchange_py(step: str, course: Path) -> str:
     """A step of grading/hub/exchange.py as the instructor runs it (README's commands)."""
     p = subprocess.run([sys.executable, str(REPO / "grading" / "hub" / "exchange.py"), step, A,
-                        "--course", str(course)], cwd=REPO, capture_output=True, text=True,
-                       timeout=300)
+                        "--course", str(course), "--exchange", str(course.parent / "exchange")],
+                       cwd=REPO, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, f"exchange.py {step} {A} failed:\n{p.stdout}\n{p.stderr}"
     return p.stdout
 
@@ -288,13 +319,19 @@ def flow(hub, browser):
 
 def run_flow(hub, browser, started: list) -> dict:
     grade_id, answer, expected, total = answered_exercise()
-    home = hub.state / "home" / STUDENT
+    home = Path(pwd.getpwnam(STUDENT).pw_dir)
     timings = {}
     t0 = time.monotonic()
 
-    # 1. the instructor releases the assignment to the exchange
+    # 1. the instructor releases the assignment to the exchange: the learner version
+    #    generated from solutions/, even where notebooks/ holds somebody's answers
+    shutil.copyfile(SOLUTIONS / A / NB, hub.course / "notebooks" / A / NB)
     exchange_py("release", hub.course)
-    assert (hub.course / "grading" / "exchange" / "fast-dl" / "outbound" / A / NB).is_file()
+    released = nbformat.read(hub.exchange / "fast-dl" / "outbound" / A / NB, as_version=4)
+    blanks = [c.source for c in released.cells if c.metadata.get("nbgrader", {}).get("solution")
+              and c.cell_type == "code"]
+    assert blanks and all("raise NotImplementedError" in b for b in blanks), \
+        "exchange.py release put answers in the exchange"
 
     # 2. the student fetches, answers one exercise, submits (the instructor logs in too:
     #    the hub starts both JupyterLabs at once)
@@ -325,7 +362,7 @@ def run_flow(hub, browser, started: list) -> dict:
     # 3. the instructor collects, grades with the course's grading, releases feedback
     log = exchange_py("collect", hub.course)
     collected = hub.course / "grading" / "hub" / "collected"
-    exchange = hub.course / "grading" / "exchange"
+    exchange = hub.exchange
     assert (collected / STUDENT / A / NB).is_file(), (
         f"collect found no submission:\n{log}\nexchange holds: "
         f"{sorted(str(p.relative_to(exchange)) for p in exchange.rglob('*'))}")
@@ -349,6 +386,7 @@ def run_flow(hub, browser, started: list) -> dict:
     assert listed.status == 200, f"the instructor's formgrader: HTTP {listed.status}"
     row = next((r for r in listed.json() if r["name"] == A), None)
     assert row and row["num_submissions"] == 1, f"formgrader lists {listed.json()}"
+    formgrader_panel(teacher)
     teacher.context.close()
     timings["instructor's formgrader"] = time.monotonic() - t0 - sum(timings.values())
 
@@ -360,8 +398,26 @@ def run_flow(hub, browser, started: list) -> dict:
     timings["fetch feedback"] = time.monotonic() - t0 - sum(timings.values())
     fetched = sorted((home / A / "feedback").glob(f"*/{A}.html"))
     result = {"expected": expected, "total": total, "grade_log": grade.stdout,
-            "feedback": fetched, "lms": lms, "timings": timings}
+            "feedback": fetched, "lms": lms, "timings": timings, "page": page}
     return result
+
+
+def formgrader_panel(teacher) -> None:
+    """The Formgrader panel inside the instructor's JupyterLab (an iframe of the server's
+    /formgrader, which JupyterHub's default CSP, frame-ancestors 'none', would blank) lists
+    the assignment with its one submission."""
+    teacher.evaluate("() => window.jupyterapp.commands.execute('nbgrader:open-formgrader')")
+    frame = teacher.frame_locator("iframe[src*='formgrader']").first
+    cell = frame.locator("tr", has_text=A).locator(".num-submissions")
+    try:
+        cell.wait_for(timeout=90_000)
+        shown = cell.inner_text().strip()
+    except Exception as exc:
+        teacher.screenshot(path=str(SCREENSHOTS / "hub__formgrader_panel.png"))
+        raise AssertionError("the Formgrader panel in the instructor's JupyterLab shows no "
+                             f"assignment table (framed page refused?): {exc}") from None
+    teacher.screenshot(path=str(SCREENSHOTS / "hub__formgrader_panel.png"))
+    assert shown == "1", f"the Formgrader panel shows {shown!r} submissions of {A}, not 1"
 
 
 def test_student_submits_on_the_hub_and_gets_the_course_grading_back(hub, flow):
@@ -409,3 +465,169 @@ def test_the_same_hand_in_as_an_lms_zip_grades_the_same(flow):
     rows, _ = read_gradebook(course_db_url(course), A)
     assert {r["student"]: r["score"] for r in rows} == {STUDENT: flow["expected"]}, log[-3000:]
     assert (course / "grading" / "feedback" / STUDENT / A / f"{A}.html").is_file()
+
+
+# ---------------------------------------------------------------- students kept apart
+
+PROBE = r'''
+import glob, json, os, pwd, sqlite3
+ME, BEN = pwd.getpwuid(os.getuid()).pw_name, pwd.getpwnam(%(other)r)
+R = {"uid": os.getuid(), "me": ME}
+
+def attempt(name, fn):
+    try:
+        fn()
+        R[name] = "ALLOWED"
+    except PermissionError:
+        R[name] = "PermissionError"
+    except Exception as exc:
+        R[name] = f"{type(exc).__name__}: {exc}"
+
+def sqlite_read():
+    try:
+        sqlite3.connect(%(gradebook)r).execute("select * from sqlite_master").fetchall()
+    except sqlite3.OperationalError:
+        os.stat(%(gradebook)r)  # why it could not open: raises PermissionError
+        raise
+
+attempt("read ben's file", lambda: open(BEN.pw_dir + "/notes.txt").read())
+attempt("list ben's home", lambda: os.listdir(BEN.pw_dir))
+attempt("write into ben's home", lambda: open(BEN.pw_dir + "/from-ada.txt", "w"))
+attempt("list the exchange's hand-ins", lambda: os.listdir(%(inbound)r))
+attempt("read a solution", lambda: open(%(solution)r).read())
+attempt("write a solution", lambda: open(%(solution)r, "a"))
+attempt("read the gradebook", lambda: open(%(gradebook)r, "rb").read())
+attempt("open the gradebook with sqlite3", sqlite_read)
+attempt("read the hub's cookie secret", lambda: open(%(secret)r, "rb").read())
+R["ben's hand-ins found"] = glob.glob(%(inbound)r + "/" + BEN.pw_name + "+*")
+ben_pids = [p for p in glob.glob("/proc/[0-9]*") if os.stat(p).st_uid == BEN.pw_uid]
+R["ben's processes"] = len(ben_pids)
+denied = []
+for p in ben_pids:
+    try:
+        open(p + "/environ", "rb").read()
+        denied.append("ALLOWED")
+    except PermissionError:
+        denied.append("PermissionError")
+    except FileNotFoundError:
+        pass
+R["read ben's /proc/*/environ"] = sorted(set(denied))
+tokens = set()
+for p in glob.glob("/proc/[0-9]*/environ"):
+    try:
+        for kv in open(p, "rb").read().split(b"\0"):
+            if kv.startswith(b"JUPYTERHUB_API_TOKEN="):
+                tokens.add(kv.split(b"=", 1)[1].decode())
+    except OSError:
+        pass
+R["tokens"] = sorted(tokens)
+print("PROBE" + json.dumps(R))
+'''
+
+SHELL_PROBE = ('for c in "cat {ben}/notes.txt" "ls {ben}" "touch {ben}/from-ada-sh" '
+               '"ls {inbound}" "cat {solution}" "touch {solution}" "cat {gradebook}" '
+               '"cat {secret}" {environ}; do '
+               'if sh -c "$c" >/dev/null 2>{out}.err; then echo "ALLOWED $c"; '
+               'elif grep -q "Permission denied" {out}.err; then echo "DENIED $c"; '
+               'else echo "OTHER $c: $(cat {out}.err)"; fi; done > {out}.tmp; '
+               'echo "uid $(id -u)" >> {out}.tmp; mv {out}.tmp {out}\n')
+
+
+def probe_paths(hub) -> dict:
+    ben = pwd.getpwnam(OTHER)
+    return {"other": OTHER, "inbound": str(hub.exchange / "fast-dl" / "inbound"),
+            "solution": str(hub.course / "solutions" / A / NB),
+            "gradebook": str(hub.course / "grading" / "gradebook.db"),
+            "secret": str(hub.state / "jupyterhub_cookie_secret"), "ben": ben.pw_dir}
+
+
+def run_in_a_notebook_cell(page, code: str) -> str:
+    """A new notebook in the user's JupyterLab, ``code`` in its cell, run; the cell's output."""
+    return page.evaluate("""async (code) => {
+        const app = window.jupyterapp;
+        const panel = await app.commands.execute('notebook:create-new', {kernelName: 'python3'});
+        await panel.context.ready;
+        await panel.sessionContext.ready;
+        app.shell.activateById(panel.id);
+        const cell = panel.content.activeCell;
+        cell.model.sharedModel.setSource(code);
+        await app.commands.execute('notebook:run-cell');
+        for (let i = 0; i < 600; i++) {
+            const out = cell.model.outputs.toJSON().map(
+                (o) => o.text || (o.traceback || []).join('\\n') || '').join('');
+            if (out.includes('PROBE') || out.includes('Error')) return out;
+            await new Promise((r) => setTimeout(r, 200));
+        }
+        return 'no output in 120 s';
+    }""", code)
+
+
+def test_students_are_kept_apart(hub, flow, browser):
+    """From ada's JupyterLab, a notebook cell and a terminal: every read and write of what is
+    not hers fails with a permission error, and no token she can read acts as ben."""
+    ben = pwd.getpwnam(OTHER)
+    notes = Path(ben.pw_dir) / "notes.txt"
+    notes.write_text("ben's answers\n")
+    os.chown(notes, ben.pw_uid, ben.pw_gid)
+    other = new_page(browser)
+    log_in(other, hub, OTHER)  # ben's server runs, with ben's token in its environment
+    page, paths = flow["page"], probe_paths(hub)
+    out = run_in_a_notebook_cell(page, PROBE % paths)
+    assert "PROBE" in out, f"the probe cell printed no result:\n{out}"
+    r = json.loads(out.split("PROBE", 1)[1].strip().splitlines()[0])
+    assert r["me"] == STUDENT and r["uid"] == pwd.getpwnam(STUDENT).pw_uid != 0, r
+    denied = {k: v for k, v in r.items() if isinstance(v, str) and k not in ("me",)}
+    assert denied and all(v == "PermissionError" for v in denied.values()), \
+        f"from ada's notebook, not all refused: {json.dumps(denied, indent=1)}"
+    assert r["ben's processes"] > 0 and r["read ben's /proc/*/environ"] == ["PermissionError"], r
+    assert r["ben's hand-ins found"] == [], r
+    # every token ada can read is her own: none lists ben's files or reads ben on the hub
+    assert r["tokens"], "ada's notebook read no JUPYTERHUB_API_TOKEN at all (its own)"
+    for token in r["tokens"]:
+        who = json.load(urllib.request.urlopen(urllib.request.Request(
+            f"{hub.url}/hub/api/user", headers={"Authorization": f"token {token}"})))
+        assert who["name"] == STUDENT, f"a token ada can read belongs to {who['name']}"
+        for url in (f"{hub.url}/user/{OTHER}/api/contents", f"{hub.url}/hub/api/users/{OTHER}"):
+            req = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+            try:
+                with urllib.request.urlopen(req) as resp:
+                    status = resp.status
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            assert status in (403, 404), f"ada's token on {url}: HTTP {status}"
+    # ben's server through the proxy, with ada's login cookie
+    resp = page.request.get(f"{hub.url}/user/{OTHER}/api/contents", max_redirects=0)
+    assert resp.status in (302, 403, 404) and "notes.txt" not in resp.text(), resp.status
+    # the same from a terminal in ada's JupyterLab
+    home = Path(pwd.getpwnam(STUDENT).pw_dir)
+    result = home / "shell-probe.txt"
+    environ = " ".join(f'"cat /proc/{pid}/environ"' for pid in _pids_of(ben.pw_uid)[:3])
+    command = SHELL_PROBE.format(**paths, out=result, environ=environ)
+    page.evaluate("async () => { const app = window.jupyterapp; "
+                  "const t = await app.commands.execute('terminal:create-new'); "
+                  "app.shell.activateById(t.id); }")
+    page.locator(".jp-Terminal .xterm-helper-textarea").last.wait_for(state="attached")
+    page.locator(".jp-Terminal").last.click()
+    page.keyboard.type(command)
+    deadline = time.monotonic() + 60
+    while not result.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    page.screenshot(path=str(SCREENSHOTS / "hub__student_terminal.png"))
+    assert result.exists(), "the terminal in ada's JupyterLab did not run the probe"
+    lines = result.read_text().splitlines()
+    assert lines[-1] == f"uid {pwd.getpwnam(STUDENT).pw_uid}", lines
+    assert len(lines) >= 9 and all(ln.startswith("DENIED ") for ln in lines[:-1]), \
+        "from ada's terminal, not all refused:\n" + "\n".join(lines)
+    other.context.close()
+
+
+def _pids_of(uid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                out.append(int(entry.name))
+        except OSError:
+            continue
+    return out
+
