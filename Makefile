@@ -1,5 +1,8 @@
 # The course's verbs. Every target creates .venv on first use.
-#   make lab                        open the course in JupyterLab
+#   make lab                        open your working copy (work/, made from notebooks/ on
+#                                   first use, kept) in JupyterLab
+#   make reset NB=NN_topic [CELL=grade_id]  one notebook (or one exercise) of work/ back to
+#                                   its released state; the rest of your work is kept
 #   make test                       run the whole test suite
 #   make release                    regenerate notebooks/ from solutions/
 #   make validate NB=path.ipynb     check your answers in one notebook
@@ -10,8 +13,9 @@
 #                                   grade a whole class: gradebook, feedback, CSV, item report
 #                                   (on a local Dask cluster, or the one SCHEDULER names)
 #   make grade-demo                 grade a synthetic class of 00_getting_started
-#   make hub [HUB_PORT=8000]        the course on a local JupyterHub: students ada, ben, cy and
-#                                   an instructor, nbgrader's exchange (grading/hub/)
+#   make hub [HUB_PORT=8000]        the course on a local JupyterHub (as root): Unix accounts
+#                                   ada, ben, cy and instructor, nbgrader's exchange in
+#                                   /srv/nbgrader/exchange (grading/hub/); make hub-stop stops it
 #   make system                     install what the course needs from the OS (Debian):
 #                                   chromium (browser tests), bubblewrap (grading sandbox),
 #                                   postgresql (a class server's gradebook), nodejs and npm
@@ -22,7 +26,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grading
-LAB_ROOT ?= notebooks
+LAB_ROOT ?= work
 LAB_ARGS ?=
 PYTEST_ARGS ?=
 JOBS ?= 2
@@ -38,7 +42,8 @@ SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap \
   /usr/lib/postgresql/*/bin/initdb:postgresql /usr/bin/npm:nodejs,npm
 HUB_PORT ?= 8000
 
-.PHONY: lab test lint release validate bench autograde grade-demo check-python system hub
+.PHONY: lab test lint release validate bench autograde grade-demo check-python system hub \
+  hub-stop reset
 
 # Installs the missing Debian packages as root or with non-interactive sudo; otherwise
 # stops, before anything runs, with the one command that installs them.
@@ -69,8 +74,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/jupyter server extension enable --sys-prefix nbgrader.server_extensions.formgrader nbgrader.server_extensions.validate_assignment nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list >/dev/null
 	touch $(STAMP)
 
+# work/ is the learner's working copy (git-ignored): made from notebooks/ (the release) on
+# first use and then only completed with new assignments. No "Jupyter news?" pop-up
+# (grading/lab/overrides.json), as on the hub.
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	$(if $(filter work,$(LAB_ROOT)),@$(BIN)/python grading/workcopy.py ensure --work work)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) --LabApp.app_settings_dir=$(CURDIR)/grading/lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+reset: $(STAMP)
+	@$(BIN)/python grading/workcopy.py reset "$(NB)" $(if $(CELL),--cell '$(CELL)')
 
 lint: $(STAMP)
 	$(BIN)/ruff check labkit grading tests benchmarks
@@ -98,7 +110,11 @@ autograde: system $(STAMP)
 grade-demo: system $(STAMP)
 	@$(BIN)/python grading/demo.py
 
-# The course on a local JupyterHub (demo grade: shared password, one Unix user), with
-# nbgrader's exchange; grading/hub/run.py installs the pinned proxy with npm ci first.
+# The course on a local JupyterHub, run as root: a Unix account per person, each server
+# run as its own account, the course closed to students, nbgrader's exchange outside it;
+# grading/hub/run.py sets all of that up (idempotent) and installs the pinned proxy first.
 hub: system $(STAMP)
 	$(BIN)/python grading/hub/run.py --port $(HUB_PORT)
+
+hub-stop: $(STAMP)
+	@$(BIN)/python grading/hub/run.py --stop

@@ -1,6 +1,7 @@
 """``make grade-demo``: a synthetic class of 00_getting_started, graded end to end.
 
-Builds, from the solution and learner notebooks, a class of submissions (the solution,
+Builds, from the solution and the learner version generated from it (never notebooks/
+or a learner's working copy, which may hold answers), a class of submissions (the solution,
 the untouched learner notebook, a partly right one, a broken file, an infinite loop, a
 kernel that dies, a missing notebook, two tampering students), zips it the way an LMS would, and grades it with
 grading/autograde.py in a demo course under grading/reports/demo/ (git-ignored), so the
@@ -13,6 +14,7 @@ import copy
 import re
 import shutil
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -21,7 +23,8 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading import autograde as ag  # noqa: E402
-from grading.course import NOTEBOOKS, REPO, SOLUTIONS  # noqa: E402
+from grading.course import REPO, SOLUTIONS  # noqa: E402
+from grading.workcopy import learner_version  # noqa: E402
 
 ASSIGNMENT = "00_getting_started"
 DEMO = REPO / "grading" / "reports" / "demo"
@@ -48,7 +51,9 @@ def _prefix_body(nb, index: int, code: str):
 def build_class(assignment: str = ASSIGNMENT) -> dict[str, bytes | None]:
     """File name in the LMS zip -> content; students are named after what they hand in."""
     sol = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
-    blank = nbformat.read(NOTEBOOKS / assignment / f"{assignment}.ipynb", as_version=4)
+    with tempfile.TemporaryDirectory(prefix="demo-release-") as tmp:
+        blank = nbformat.read(learner_version(SOLUTIONS, assignment, Path(tmp))
+                              / f"{assignment}.ipynb", as_version=4)
     funcs = _function_cells(sol)
     partly = _prefix_body(sol, funcs[0], "return 0  # a wrong first answer")
     loop = _prefix_body(sol, funcs[-1], "while True:\n    pass")
