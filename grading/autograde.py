@@ -74,6 +74,7 @@ class Outcome:
     graded: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     problems: dict[str, list[str]] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)   # graded, with a reason to see
     rows: list[dict] = field(default_factory=list)
     items: list[dict] = field(default_factory=list)
     reports: Path | None = None
@@ -323,6 +324,8 @@ def autograde(opts: Options) -> Outcome:
                 notes = import_notes.get(sid, []) + r.get("notes", [])
                 if r.get("errors"):
                     out.problems[sid] = r["errors"] + notes
+                elif notes:
+                    out.notes[sid] = notes
                 state["students"][sid] = {"digest": digests[sid], "graded": bool(r.get("graded")),
                                           "errors": r.get("errors", []), "notes": notes,
                                           "sandboxed": opts.sandbox == "on",
@@ -356,6 +359,8 @@ def autograde(opts: Options) -> Outcome:
         old = state["students"].get(sid, {})
         if old.get("errors"):
             out.problems[sid] = old["errors"] + old.get("notes", [])
+        elif old.get("notes"):
+            out.notes[sid] = old["notes"]
 
     # 3. reports, from the course gradebook itself
     rows, cells = read_gradebook(db_url, a)
@@ -398,7 +403,9 @@ def print_summary(opts: Options, out: Outcome) -> None:
     print(table(["student", "score", "of", "status"],
                 [[r["student"], num(r["score"]), num(r["max_score"]),
                   "problem: " + out.problems[r["student"]][0] if r["student"] in out.problems
-                  else ("unchanged" if r["student"] in out.unchanged else "graded")]
+                  else ("unchanged" if r["student"] in out.unchanged else "graded")
+                  + ("; " + "; ".join(out.notes[r["student"]]) if r["student"] in out.notes
+                     else "")]
                  for r in out.rows]))
     print("\nPer exercise (test cell): students with full / partial / no credit")
     print(table(["cell", "points", "full", "partial", "none", "mean"],

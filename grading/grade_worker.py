@@ -105,6 +105,11 @@ class Worker:
             res = self.api.autograde(a, student, force=True, create=True)
             if res.get("success"):
                 graded = True
+                limit = self.api.config.Execute.timeout
+                for name in present:  # why cells scored 0 without a wrong answer
+                    done = self.root / "grading" / "autograded" / student / a / name
+                    if done.exists():
+                        notes += [f"{name}: {n}" for n in run_notes(done.read_bytes(), limit)]
                 fb = self.api.generate_feedback(a, student, force=True)
                 if not fb.get("success"):
                     notes.append("feedback not generated: " + _last_line(fb.get("error", "")))
@@ -131,6 +136,40 @@ class Worker:
                 notebooks[nb_name] = {"grades": got, "comments": comments}
         return {"student": student, "notebooks": notebooks, "notes": notes, "errors": errors,
                 "graded": graded, "root": str(self.root), "seconds": round(time.monotonic() - start, 3)}
+
+
+def run_notes(data: bytes, limit) -> list[str]:
+    """What stopped cells of an autograded notebook: cells interrupted at the per-cell time
+    limit, and the cell in which the kernel died (nbgrader's CellTimeoutError and the
+    KernelDied errors of grading/preprocessors.py's RobustExecute)."""
+    import nbformat
+
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    timed_out, died, not_run = [], None, 0
+    for i, cell in enumerate(nb.cells):
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        where = f"cell {i + 1}" + (f" ({gid})" if gid else "")
+        if any(e.get("ename") == "CellTimeoutError" for e in errors):
+            timed_out.append(where)
+        for e in errors:
+            if e.get("ename") == "KernelDied":
+                if "died while running this cell" in e.get("evalue", ""):
+                    died = where
+                else:
+                    not_run += 1
+                break
+    notes = []
+    if timed_out:
+        seconds = f"{limit} s " if isinstance(limit, int) and limit > 0 else ""
+        notes.append(f"interrupted at the {seconds}per-cell time limit: " + ", ".join(timed_out))
+    if died:
+        notes.append(f"the kernel died in {died} (os._exit, a segfault or running out of "
+                     f"memory); {not_run} later code cell(s) not run, their tests scored 0")
+    elif not_run:
+        notes.append(f"the kernel died outside a cell; {not_run} code cell(s) not run, "
+                     "their tests scored 0")
+    return notes
 
 
 def _why(res: dict) -> str:

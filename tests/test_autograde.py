@@ -548,3 +548,47 @@ def test_warnings_on_stderr_keep_full_marks(graded_class):
 
 def graded_class_total() -> dict[str, float]:
     return graded_cells()
+
+
+# ---------------------------------------------------------------- reasons and plumbing
+
+def test_loop_and_dead_kernel_are_listed_with_the_reason(graded_class, capsys):
+    """grades.csv and the summary table say why a student lost points without a wrong
+    answer: the cell interrupted at the time limit, the cell in which the kernel died."""
+    import csv
+    course, opts, out = graded_class["course"], graded_class["opts"], graded_class["out"]
+    notes = {r["student"]: r["notes"]
+             for r in csv.DictReader(open(course / "grading" / "reports" / A / "grades.csv"))}
+    t1, f2 = first_test_using(solution_cells()[0]), solution_cells()[-1]
+    assert f"interrupted at the {CELL_TIMEOUT} s per-cell time limit" in notes["loop"], notes["loop"]
+    assert f"({t1})" in notes["loop"], notes["loop"]
+    for student in ("exit", "segfault"):
+        assert f"the kernel died in cell {index_of(solution(), f2) + 1} ({f2})" in notes[student], \
+            notes[student]
+    assert "interrupted" not in notes["solution"] and "kernel died" not in notes["solution"]
+    ag.print_summary(opts, out)
+    rows = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln.strip()}
+    assert "graded; " in rows["loop"] and "interrupted at the" in rows["loop"], rows["loop"]
+    assert "kernel died in cell" in rows["exit"], rows["exit"]
+    assert rows["solution"].split()[-1] == "graded", rows["solution"]
+
+
+@pytest.mark.parametrize("student", ["solution", "loop", "exit", "edited_test"])
+def test_feedback_shows_no_grader_plumbing(graded_class, student):
+    """The judge's boot cell (labkit.remote, the learner kernel's connection and key) never
+    takes a submission cell's place, and each prompt number shows once."""
+    import collections
+    import html
+    course = graded_class["course"]
+    nb = autograded(course, student)
+    assert [c.source for c in nb.cells[:1]] == [c.source for c in solution().cells[:1]]
+    text = html.unescape((course / "grading" / "feedback" / student / A / f"{A}.html").read_text())
+    for secret in ("labkit.remote", "__json", "signature_scheme", "hmac-sha256", "control_port"):
+        assert secret not in text, f"{student}'s feedback shows {secret!r}"
+    counts = [c.execution_count for c in nb.cells if c.cell_type == "code"
+              and c.execution_count is not None]
+    prompts = re.findall(r"In\s*\[(\d+)\]:", text)
+    assert counts and prompts, "nothing ran?"
+    for numbers in (counts, prompts):
+        twice = [n for n, k in collections.Counter(numbers).items() if k > 1]
+        assert not twice, f"{student}: prompt numbers shown more than once: {twice}"
