@@ -113,3 +113,72 @@ def test_in_learner_kernel_ships_the_function_or_runs_it_here(learner):
         assert remote.in_learner_kernel(probe) is probe
     finally:
         remote._session = session           # the learner's own kernel
+
+
+FLOOD = '''
+import json, resource, sys
+from jupyter_client.manager import start_new_kernel
+import labkit.remote as remote
+
+km, kc = start_new_kernel(kernel_name="python3")
+try:
+    # the learner's kernel forges a 40 MiB reply of empty lists: [[],[],...]
+    kc.execute_interactive(
+        "import labkit.remote as R\\n"
+        "BIG = '{\\"ok\\": [' + ','.join(['[]'] * ((40 << 20) // 3)) + ']}'\\n"
+        "R._serve = lambda payload: BIG\\n"
+        "def f(): pass", timeout=300)
+    info = {k: (v.decode() if isinstance(v, bytes) else v)
+            for k, v in km.get_connection_info(session=False).items()}
+    names = remote.connect(info, ["f"], km.provisioner.pgid, km.provisioner.process.pid, 300.0)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        got = names["f"]()
+        outcome = f"decoded a {type(got).__name__} of {len(got)} items"
+    except remote.LearnerCodeError as exc:
+        outcome = f"refused: {exc}"
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"outcome": outcome, "peak_mib": (after - before) / 1024}))
+finally:
+    remote._session.close()
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+'''
+
+
+def test_a_reply_of_millions_of_empty_lists_is_refused_before_it_is_built():
+    """The judge reads a 40 MiB ``[[],[],...]`` reply (14 million lists, about 2 GiB once
+    built) with a clear error and little memory: measured in a process of its own."""
+    import json
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-c", FLOOD], capture_output=True, text=True,
+                         timeout=900)
+    assert got.returncode == 0, got.stderr[-2000:]
+    out = json.loads(got.stdout.strip().splitlines()[-1])
+    assert out["outcome"].startswith("refused: the reply has more than 2,000,000 items"), out
+    # receiving the message itself costs about three copies of its 40 MiB; building it
+    # cost gigabytes
+    assert out["peak_mib"] < 400, f"the judge's peak grew by {out['peak_mib']:.0f} MiB"
+
+
+def test_reply_bounds_on_items_and_depth_and_honest_data_within_them():
+    import json
+
+    def reply(value) -> str:
+        return repr(json.dumps({"ok": value}))
+
+    with pytest.raises(remote.LearnerCodeError, match="nested more than 64 levels"):
+        remote._read_reply(reply(json.loads("[" * 300 + "]" * 300)))
+    with pytest.raises(remote.LearnerCodeError, match="more than 2,000,000 items"):
+        remote._read_reply(reply([0] * 2_000_001))
+    # within bounds: strings full of brackets and commas, 200,000 floats, deep tuples
+    text = "[{,}]" * 1_000_000
+    assert remote._decode(remote._read_reply(reply(remote._encode(text, 0)))["ok"]) == text
+    floats = [float(i) for i in range(200_000)]
+    assert remote._decode(remote._read_reply(reply(remote._encode(floats, 0)))["ok"]) == floats
+    deep: tuple = ()
+    for _ in range(60):
+        deep = (deep, {"k": [1]})
+    assert remote._decode(remote._read_reply(reply(remote._encode(deep, 0)))["ok"]) == deep
