@@ -67,6 +67,12 @@ c.Execute.interrupt_on_timeout = True
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?m)^.*:\d+: \w*Warning: "
 
+# The Validate button says what `make validate` says about a failed test cell, one line
+# ("not done yet: ..." on a blank notebook), not a traceback per cell (grading/validate.py).
+from grading.validate import brief_errors  # noqa: E402
+
+c.Validator.Execute.on_cell_error = brief_errors
+
 # A graded cell the learner deleted is put back (with its original tests) and graded.
 c.OverwriteCells.add_missing_cells = True
 

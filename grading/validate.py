@@ -5,12 +5,17 @@
 The notebook is run top to bottom in a fresh kernel, as nbgrader runs it (with
 NBGRADER_EXECUTION=validate); the file itself is never modified. Exit status: 0 when
 every test cell passes, 1 when some fail, 2 when the notebook cannot be checked.
+
+The Validate button in Jupyter (nbgrader's validate server extension) says the same thing
+about each failed test cell: grading/nbgrader_config.py hands its Execute step
+`brief_errors`, which cuts a test cell's traceback to the line printed here.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -28,6 +33,29 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
+NOT_DONE = "not done yet: a solution cell above still raises NotImplementedError"
+
+
+def failure_message(error: dict) -> str:
+    """The one line said about a test cell's error output: not done yet, or the error's last line."""
+    if error.get("ename") == "NotImplementedError":
+        return NOT_DONE
+    return f"{error.get('ename', 'Error')}: {_last_line(error.get('evalue', ''))}".rstrip(": ")
+
+
+def brief_errors(cell=None, **_) -> None:
+    """nbclient's on_cell_error hook for nbgrader's Validator (the Validate button and
+    `nbgrader validate`): the traceback of a graded test cell's error becomes the line
+    `make validate` prints, so a blank notebook shows "not done yet", not a traceback per cell."""
+    from nbgrader.utils import is_grade
+
+    if cell is None or cell.get("cell_type") != "code" or not is_grade(cell):
+        return
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            output["traceback"] = [failure_message(output)]
+
+
 def cell_results(nb) -> list[dict]:
     """One entry per graded test cell of an executed notebook: id, points, passed, message."""
     from nbgrader.utils import compute_checksum, is_grade, is_solution
@@ -38,14 +66,7 @@ def cell_results(nb) -> list[dict]:
             continue
         meta = cell.metadata["nbgrader"]
         errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-        message = ""
-        if errors:
-            err = errors[0]
-            if err.get("ename") == "NotImplementedError":
-                message = "not done yet: a solution cell above still raises NotImplementedError"
-            else:
-                message = f"{err.get('ename', 'Error')}: {_last_line(err.get('evalue', ''))}"
-                message = message.rstrip(": ")
+        message = failure_message(errors[0]) if errors else ""
         edited = "checksum" in meta and not is_solution(cell) and compute_checksum(cell) != meta["checksum"]
         results.append({"id": meta["grade_id"], "points": meta.get("points", 0),
                         "passed": not errors, "message": message, "edited": edited})
@@ -60,11 +81,22 @@ def validate(path: Path, timeout: int = 120) -> int:
     if not any(c.metadata.get("nbgrader", {}).get("grade") for c in nb.cells):
         print(f"validate: {path} has no graded test cells: nothing to check")
         return 0
+    from jupyter_client.manager import KernelManager
+
     os.environ["NBGRADER_EXECUTION"] = "validate"
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(path.parent.resolve())}})
-    print(f"Running {path} in a fresh kernel ...", flush=True)
-    client.execute()
+    # The kernel talks to us over local IPC sockets in a private folder, not TCP: nothing
+    # on the network can listen in, and ipykernel has no "running over TCP without
+    # encryption" warning to print among the results.
+    with tempfile.TemporaryDirectory(prefix="validate-kernel-") as sockets:
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=True,
+                                resources={"metadata": {"path": str(path.parent.resolve())}})
+        print(f"Running {path} in a fresh kernel ...", flush=True)
+        try:
+            client.execute()
+        finally:  # nbclient shuts down only kernels it started itself
+            if km.has_kernel:
+                km.shutdown_kernel()
     results = cell_results(nb)
     for r in results:
         mark = "PASS" if r["passed"] else "FAIL"

@@ -125,6 +125,60 @@ def test_make_validate_without_a_notebook_says_how():
     assert "validate: missing.ipynb does not exist; usage: make validate NB=" in proc.stderr
 
 
+def _tiny_assignment(path: Path) -> Path:
+    """A three-test nbgrader notebook: one test waits on an unwritten answer, one fails, one passes."""
+    from nbgrader.utils import compute_checksum
+
+    def cell(source, **meta):
+        c = nbformat.v4.new_code_cell(source)
+        c.metadata["nbgrader"] = dict(schema_version=3, task=False, **meta)
+        c.metadata["nbgrader"]["checksum"] = compute_checksum(c)
+        return c
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        cell("def answer():\n    # YOUR CODE HERE\n    raise NotImplementedError()",
+             grade=False, grade_id="answer", locked=False, solution=True),
+        cell("assert answer() == 42", grade=True, grade_id="test_answer", locked=True, points=1, solution=False),
+        cell("assert 1 + 1 == 3, 'one plus one is two'", grade=True, grade_id="test_sum", locked=True,
+             points=1, solution=False),
+        cell("assert 2 == 2", grade=True, grade_id="test_fine", locked=True, points=1, solution=False),
+    ]
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_validate_button_says_what_make_validate_says(tmp_path):
+    """nbgrader's Validate button (its server extension loads the course's nbgrader_config.py
+    the way this test does) reports one line per failed test cell, as make validate does."""
+    from nbgrader.apps import NbGrader
+    from nbgrader.validator import Validator
+
+    from grading.validate import NOT_DONE
+
+    path = _tiny_assignment(tmp_path / "tiny.ipynb")
+    app = NbGrader()
+    app.config_file_paths.append([str(REPO / "grading")])
+    app.load_config_file()
+    errors = [f["raw_error"] for f in Validator(config=app.config).validate(str(path))["failed"]]
+    assert errors == [NOT_DONE, "AssertionError: one plus one is two"], errors
+    # Without the course's configuration, nbgrader shows a whole traceback per cell.
+    plain = [f["raw_error"] for f in Validator().validate(str(path))["failed"]]
+    assert len(plain) == 2 and all("Traceback" in e for e in plain), plain
+
+
+def test_make_validate_prints_results_without_kernel_warnings(tmp_path):
+    path = _tiny_assignment(tmp_path / "tiny.ipynb")
+    proc = _validate(path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert re.search(r"FAIL\s+test_answer .*not done yet", proc.stdout), proc.stdout
+    assert re.search(r"FAIL\s+test_sum .*AssertionError: one plus one is two", proc.stdout), proc.stdout
+    assert re.search(r"PASS\s+test_fine", proc.stdout), proc.stdout
+    assert "without encryption" not in proc.stdout + proc.stderr, proc.stderr
+    assert proc.stderr.strip() == "", proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.ipynb"], "validate left files behind"
+
+
 def test_wrong_python_is_one_clear_line(tmp_path):
     fake = tmp_path / "python3.12"
     fake.write_text("#!/bin/sh\nexec " + sys.executable + ' -c "import sys; sys.exit(1)" "$@"\n')
