@@ -71,6 +71,15 @@ def is_learner(path: str) -> bool:
     return path.startswith("notebooks/")
 
 
+def graded_test_cells(path: str, repo: Path = REPO) -> set[int]:
+    """Indices of the notebook's graded test cells (nbgrader grade, not solution): the only
+    cells of an untouched learner notebook that may raise the stubs' NotImplementedError."""
+    cells = json.loads((repo / path).read_text())["cells"]
+    return {i for i, c in enumerate(cells)
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade")
+            and not c["metadata"]["nbgrader"].get("solution")}
+
+
 def _copy_regular_files(src: str, names: list[str]) -> list[str]:
     """shutil.copytree ignore: skip checkpoints, caches, sockets and other special files."""
     skip = []
