@@ -161,15 +161,17 @@ class Hub:
             return "(no log)"
 
     def stop(self) -> list[int]:
-        """Stop the hub as Ctrl+C does; returns the processes it left behind (then killed)."""
+        """Stop the hub as make hub-stop does (run.py --stop: Ctrl+C to the hub's process);
+        returns the processes it left behind (then killed)."""
         if self.proc is None:
             return []
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            subprocess.run([sys.executable, str(REPO / "grading" / "hub" / "run.py"), "--stop",
+                            "--state", str(self.state)], timeout=240)
             try:
                 self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
-                pass
+                self.proc.send_signal(signal.SIGINT)
         leftover = [p for p in _processes_of(str(self.base)) if p != self.proc.pid]
         for pid in leftover + [self.proc.pid]:
             try:

@@ -9,7 +9,8 @@ exchange, then sets the environment variables read here:
     HUB_PASSWORD     the one password every account logs in with (8+ characters)
     HUB_STUDENTS     comma-separated student accounts; HUB_INSTRUCTOR the instructor account
     HUB_USER_BIN     the users' environment's bin folder (a Python every user can run)
-    HUB_STUDENT_CONFIG  the students' Jupyter config folder (outside the course)
+    HUB_STUDENT_CONFIG, HUB_INSTRUCTOR_CONFIG  copies of grading/hub/student/ and
+                     instructor/ that every account can read (outside the course)
     COURSE_EXCHANGE  nbgrader's exchange (outside the course)
     HUB_SINGLEUSER_ARGS  extra arguments for every user's JupyterLab server
 
@@ -37,6 +38,8 @@ students = [s.strip() for s in os.environ.get("HUB_STUDENTS", "ada,ben,cy").spli
 instructor = os.environ.get("HUB_INSTRUCTOR", "instructor")
 bindir = Path(os.environ.get("HUB_USER_BIN") or "/opt/fast-dl-hub/env/bin")
 student_config = Path(os.environ.get("HUB_STUDENT_CONFIG") or "/opt/fast-dl-hub/student")
+instructor_config = Path(os.environ.get("HUB_INSTRUCTOR_CONFIG")
+                         or "/opt/fast-dl-hub/instructor")
 exchange = Path(os.environ.get("COURSE_EXCHANGE") or "/srv/nbgrader/exchange")
 
 # -- the hub and its proxy ------------------------------------------------------------
@@ -93,7 +96,7 @@ def pre_spawn(spawner) -> None:
     if name == instructor:
         spawner.notebook_dir = str(course)  # formgrader needs the course under the server root
         env.update(COURSE_ROOT=str(course),
-                   JUPYTER_CONFIG_PATH=os.pathsep.join([str(HERE / "instructor"),
+                   JUPYTER_CONFIG_PATH=os.pathsep.join([str(instructor_config),
                                                         str(course / "grading")]))
         for key in ("COURSE_DB_URL", "COURSE_CELL_TIMEOUT"):
             if os.environ.get(key):

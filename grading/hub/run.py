@@ -231,17 +231,20 @@ def user_env(shared: Path = SHARED, source: Path | None = None) -> Path:
     return env / "bin"
 
 
-def student_config(shared: Path = SHARED) -> Path:
-    """grading/hub/student/ copied to ``shared``/student (students cannot read the course)."""
-    dest = shared / "student"
-    new = shared / ".student.new"
-    shutil.rmtree(new, ignore_errors=True)
-    shutil.copytree(HERE / "student", new, ignore=shutil.ignore_patterns("__pycache__"))
-    for p in [new, *new.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    shutil.rmtree(dest, ignore_errors=True)
-    new.rename(dest)
-    return dest
+def user_configs(shared: Path = SHARED) -> dict[str, Path]:
+    """grading/hub/student/ and instructor/ copied to ``shared`` (readable by every account:
+    students cannot read the course, and the course may sit under folders closed to others)."""
+    out = {}
+    for who in ("student", "instructor"):
+        dest, new = shared / who, shared / f".{who}.new"
+        shutil.rmtree(new, ignore_errors=True)
+        shutil.copytree(HERE / who, new, ignore=shutil.ignore_patterns("__pycache__"))
+        for p in [new, *new.rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        shutil.rmtree(dest, ignore_errors=True)
+        new.rename(dest)
+        out[who] = dest
+    return out
 
 
 # ---------------------------------------------------------------- the course and the exchange
@@ -340,7 +343,7 @@ def hub_environment(args) -> dict:
     state.chmod(0o700)
     ensure_accounts(students + [args.instructor])
     bindir = user_env(args.shared)
-    student_config(args.shared)
+    configs = user_configs(args.shared)
     secure_course(course, args.instructor)
     instructor_can_reach(course, args.instructor)
     exchange = ensure_exchange(args.exchange.resolve())
@@ -349,7 +352,8 @@ def hub_environment(args) -> dict:
         "HUB_STATE": str(state), "COURSE_ROOT": str(course), "HUB_PORT": str(args.port),
         "HUB_PASSWORD": args.password, "HUB_STUDENTS": ",".join(students),
         "HUB_INSTRUCTOR": args.instructor, "HUB_USER_BIN": str(bindir),
-        "HUB_STUDENT_CONFIG": str(args.shared / "student"), "COURSE_EXCHANGE": str(exchange),
+        "HUB_STUDENT_CONFIG": str(configs["student"]),
+        "HUB_INSTRUCTOR_CONFIG": str(configs["instructor"]), "COURSE_EXCHANGE": str(exchange),
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
     })
     return env
@@ -359,7 +363,7 @@ def command() -> list[str]:
     return [sys.executable, "-m", "jupyterhub", "-f", str(HERE / "jupyterhub_config.py")]
 
 
-def stop(state: Path, wait_s: float = 60) -> int:
+def stop(state: Path, wait_s: float = 180) -> int:
     """make hub-stop: Ctrl+C to the hub (it stops every server and the proxy), then wait."""
     pidfile = state / "jupyterhub.pid"
     try:
