@@ -7,6 +7,7 @@ base, extra = divmod(n, k)
 shards, start = [], 0
 for i in range(k):
     size = base + (1 if i < extra else 0)
-    shards.append(data[start:start + size].as_in_context(ctxs[0]))
+    shard = data[start:start + size]
+    shards.append(shard.to(ctxs[0]) if isinstance(shard, torch.Tensor) else shard.as_in_context(ctxs[0]))
     start += size
 return shards
