@@ -1,6 +1,6 @@
 """Throughput of a matmul-heavy block in FP32, TF32 (CUDA only), BF16 and FP16.
 
-    python benchmarks/05_precision_throughput.py [--threads N]
+    python benchmarks/05_precision_throughput.py [--threads N] [--syncs]
 
 Times gelu(X @ W1) @ W2 (X: n x d, W1: d x 4d, W2: 4d x d, as in a transformer's
 feed-forward layer) with all tensors in one format, on the first CUDA GPU if there is one,
@@ -9,6 +9,11 @@ run, timed with CUDA events on a GPU. On a GPU it also times a whole training st
 of Linear 4096-16384-4096 with GELU, batch 8192, AdamW) in FP32, TF32, BF16 autocast and FP16
 autocast with GradScaler. The device is named in the output (GPU name, or CPU model and its
 low-precision instruction flags) so figures can be quoted with it.
+
+--syncs times only how gradients are unscaled and checked for inf/NaN, with 300 gradient
+tensors: bool(isfinite(g).all()) per tensor (one host sync each, as a simple
+unscale_grads_ does) against GradScaler's unscale_, step and update (one fused kernel, one
+.item() per step), wall-clock per step.
 """
 
 from __future__ import annotations
@@ -99,12 +104,64 @@ def training_step_ms(mode: str, device: torch.device, batch: int, blocks: int, w
         torch.backends.cuda.matmul.allow_tf32 = previous
 
 
+def unscale_check_ms(device: torch.device, tensors: int = 300, size: int = 4096,
+                     reps: int = 20) -> dict[str, float]:
+    """Wall-clock ms per step to unscale and check `tensors` gradients, two ways (best of 3)."""
+    gen = torch.Generator().manual_seed(0)
+    params = [torch.nn.Parameter(torch.zeros(size, device=device)) for _ in range(tensors)]
+    for p in params:
+        p.grad = torch.randn(size, generator=gen).to(device)
+    opt = torch.optim.SGD(params, lr=0.0)
+    scaler = torch.amp.GradScaler(device.type, init_scale=1.0, growth_interval=10**9)
+    scaler.scale(torch.ones((), device=device))  # creates its scale tensor, as a first backward would
+
+    def per_tensor():
+        found_inf = False
+        for p in params:
+            p.grad.div_(1.0)
+            if not bool(torch.isfinite(p.grad).all()):  # waits for the device, copies one value
+                found_inf = True
+        return found_inf
+
+    def gradscaler():
+        scaler.unscale_(opt)
+        scaler.step(opt)  # reads the overflow flag with .item(), then steps (lr 0)
+        scaler.update()
+
+    def best_ms(fn):
+        fn()
+        best = float("inf")
+        for _ in range(3):
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+            start = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+            best = min(best, (time.perf_counter() - start) / reps * 1e3)
+        return best
+
+    return {"bool() per tensor": best_ms(per_tensor), "GradScaler unscale_+step+update": best_ms(gradscaler)}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's)")
+    parser.add_argument("--syncs", action="store_true",
+                        help="time only the unscale-and-check of 300 gradients, per tensor vs GradScaler")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.syncs:
+        device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+        name = (f"{torch.cuda.get_device_name(device)} (CUDA {torch.version.cuda})" if device.type == "cuda"
+                else f"{cpu_description()} (no device to wait for)")
+        print(f"device: {name}; torch {torch.__version__}")
+        print("unscale and check 300 gradients of 4096 FP32 values, ms per step (best of 3 rounds of 20):")
+        for label, ms in unscale_check_ms(device).items():
+            print(f"  {label:<34} {ms:8.3f} ms")
+        return 0
     if torch.cuda.is_available():
         device = torch.device("cuda", 0)
         name = f"{torch.cuda.get_device_name(device)} (CUDA {torch.version.cuda})"
