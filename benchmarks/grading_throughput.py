@@ -34,7 +34,8 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading import autograde as ag  # noqa: E402
-from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, nbgrader  # noqa: E402
+from grading.course import (LAYOUT, NOTEBOOKS, REPO, SOLUTIONS, assignments,  # noqa: E402
+                            nbgrader)
 from grading.judge import TIMINGS_ENV  # noqa: E402
 
 
@@ -106,18 +107,12 @@ def kernel_overhead(setup_code: str, repeat: int = 5) -> tuple[float, float]:
     return median(plain), median(boxed)
 
 
-PLAIN_CONFIG = """\
-c = get_config()  # noqa: F821
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "fast-dl"
-c.CourseDirectory.source_directory = "solutions"
-c.CourseDirectory.release_directory = "notebooks"
-c.CourseDirectory.submitted_directory = "grading/submitted"
-c.CourseDirectory.autograded_directory = "grading/autograded"
-c.CourseDirectory.feedback_directory = "grading/feedback"
-c.CourseDirectory.db_url = {db!r}
-c.Exchange.root = {exchange!r}
-"""
+def plain_config(root: Path, db: str, exchange: Path) -> str:
+    """nbgrader_config.py for plain nbgrader: the course's folder layout, nothing else."""
+    lines = ["c = get_config()  # noqa: F821", f"c.CourseDirectory.root = {str(root)!r}"]
+    lines += [f"c.CourseDirectory.{k} = {v!r}" for k, v in LAYOUT.items()]
+    lines += [f"c.CourseDirectory.db_url = {db!r}", f"c.Exchange.root = {str(exchange)!r}"]
+    return "\n".join(lines) + "\n"
 
 
 def plain_nbgrader(base: Path, assignment: str, subs: Path) -> float:
@@ -127,8 +122,7 @@ def plain_nbgrader(base: Path, assignment: str, subs: Path) -> float:
     config = base / "plain-config"
     config.mkdir()
     db = f"sqlite:///{theirs / 'grading' / 'gradebook.db'}"
-    (config / "nbgrader_config.py").write_text(PLAIN_CONFIG.format(
-        root=str(theirs), db=db, exchange=str(base / "exchange")))
+    (config / "nbgrader_config.py").write_text(plain_config(theirs, db, base / "exchange"))
     run = lambda *a: nbgrader(*a, "--force", root=theirs, config_dir=config,  # noqa: E731
                               timeout=3 * 3600)
     start = time.perf_counter()

@@ -16,6 +16,11 @@ SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
 CONFIG_DIR = REPO / "grading"
 KEPT_METADATA = ("kernelspec", "language_info", "nbgrader")
+# nbgrader's course id and folders, relative to the course root (grading/nbgrader_config.py;
+# benchmarks/grading_throughput.py gives plain nbgrader the same layout)
+LAYOUT = {"course_id": "fast-dl", "source_directory": "solutions",
+          "release_directory": "notebooks", "submitted_directory": "grading/submitted",
+          "autograded_directory": "grading/autograded", "feedback_directory": "grading/feedback"}
 
 
 def assignments(solutions: Path = SOLUTIONS) -> list[str]:

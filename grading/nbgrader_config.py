@@ -17,13 +17,12 @@ c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 root = Path(os.environ.get("COURSE_ROOT") or Path(__file__).resolve().parent.parent).resolve()
 work = root / "grading"
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from grading.course import LAYOUT  # noqa: E402
+
 c.CourseDirectory.root = str(root)
-c.CourseDirectory.course_id = "fast-dl"
-c.CourseDirectory.source_directory = "solutions"
-c.CourseDirectory.release_directory = "notebooks"
-c.CourseDirectory.submitted_directory = "grading/submitted"
-c.CourseDirectory.autograded_directory = "grading/autograded"
-c.CourseDirectory.feedback_directory = "grading/feedback"
+for key, value in LAYOUT.items():  # course id and folders
+    setattr(c.CourseDirectory, key, value)
 c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL") or f"sqlite:///{work / 'gradebook.db'}"
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.tmp"]
 
@@ -31,7 +30,6 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # (grading/sandbox.py, where the machine can make one: JudgedExecute.sandbox = auto), the
 # graded test cells in a judge kernel that never runs learner code. Validate is untouched:
 # it runs everything in one ordinary kernel, as on a learner's laptop.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,  # noqa: E402
                                     IgnorePattern, LimitOutput, SaveAutoGrades)
