@@ -237,6 +237,10 @@ def check_options(opts: Options) -> None:
 def autograde(opts: Options) -> Outcome:
     """Import, grade what changed, merge, write feedback and reports. See the module doc."""
     check_options(opts)
+    if opts.sandbox == "on" and not opts.scheduler:  # which limits this machine lets us set
+        from grading.sandbox import limits_note
+
+        print("\n".join(limits_note()), flush=True)
     started = time.monotonic()
     # nbgrader runs 'alembic' for a new gradebook, and kernels: both from this environment.
     bindir = str(Path(sys.executable).parent)

@@ -3,7 +3,9 @@
 - ``RobustExecute``: nbgrader's Execute, but a kernel that dies (``os._exit``, a segfault)
   no longer fails the whole submission: the cell that killed it gets an error output, every
   later cell gets a "not run" error (so its tests score 0), and earlier cells keep their
-  outputs and scores.
+  outputs and scores. Outputs are capped while they stream in: a cell that prints without
+  end holds at most ``max_cell_output_chars`` in the grading process (a notebook at most
+  ``max_notebook_output_chars``), with a note in the cell that the rest was cut.
 - ``CapOutput``: caps the characters of every output (nbgrader's LimitOutput caps lines
   only, so one megabyte-long line would pass through).
 - ``HideHiddenTests``: for feedback, replaces the hidden-test region of each test cell with
@@ -16,9 +18,13 @@ from __future__ import annotations
 import re
 
 from nbclient.exceptions import DeadKernelError
+from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, Unicode
+
+_CUT_NOTE = ("\n... [output cut while the cell ran: more than {n:,} characters; "
+             "the rest was not kept]\n")
 
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
 END_HIDDEN = "END HIDDEN TESTS"
@@ -30,11 +36,42 @@ def _error(ename: str, evalue: str, lines: list[str] | None = None) -> NotebookN
                         traceback=lines or [f"{ename}: {evalue}"])
 
 
+def _chars(x, budget: int) -> int:
+    """Characters in an output's content (strings in dicts and lists), counted up to a
+    little past ``budget``."""
+    if isinstance(x, str):
+        return len(x)
+    n, stack = 0, [x]
+    while stack and n <= budget:
+        v = stack.pop()
+        if isinstance(v, str):
+            n += len(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+            n += 8 * len(v)
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+            n += 8 * len(v)
+        else:
+            n += 8
+    return n
+
+
 class RobustExecute(Execute):
-    """nbgrader's Execute that survives a kernel dying mid-notebook."""
+    """nbgrader's Execute that survives a kernel dying mid-notebook and caps outputs
+    while they stream in."""
+
+    max_cell_output_chars = Integer(
+        2_000_000, help="Characters of output kept per cell while it runs; the rest is "
+                        "dropped as it arrives, with a note").tag(config=True)
+    max_notebook_output_chars = Integer(
+        32_000_000, help="Characters of output kept for the whole notebook").tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
         self._kernel_died_at = None
+        self._kept: dict[int, int] = {}   # characters kept so far, per cell index
+        self._kept_total = 0
+        self._cut: set[int] = set()
         try:
             return super().preprocess(nb, resources, km)
         except DeadKernelError:
@@ -44,6 +81,77 @@ class RobustExecute(Execute):
                     cell.outputs.append(_error("KernelDied", "the kernel died before this "
                                                "cell ran; it was not run"))
             return nb, resources
+
+    async def async_start_new_kernel_client(self):
+        kc = await super().async_start_new_kernel_client()
+        seal = getattr(self.km, "seal", None)
+        if seal is not None:  # the sandbox's sockets folder is the grader's from now on
+            seal()
+        return kc
+
+    def start_new_kernel_client(self):
+        # nbclient's sync wrapper is bound to its own coroutine: dispatch to the override
+        return run_sync(self.async_start_new_kernel_client)()
+
+    def _room(self, cell_index: int) -> int:
+        kept = getattr(self, "_kept", None)
+        if kept is None:  # used without preprocess(): no budget kept
+            self._kept, self._kept_total, self._cut = {}, 0, set()
+        return max(0, min(self.max_cell_output_chars - self._kept.get(cell_index, 0),
+                          self.max_notebook_output_chars - self._kept_total))
+
+    def _charge(self, cell_index: int, n: int) -> None:
+        self._kept[cell_index] = self._kept.get(cell_index, 0) + n
+        self._kept_total += n
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep an output only while the cell's (and the notebook's) budget lasts: the
+        grading process never holds more than the cap of a flooding cell."""
+        content = msg.get("content", {})
+        kind = msg.get("msg_type")
+        room = self._room(cell_index)
+        if kind == "error":  # errors decide scores: always kept, each field capped
+            content["evalue"] = str(content.get("evalue", ""))[:20_000]
+            content["traceback"] = [str(t)[:20_000] for t in content.get("traceback", [])[:200]]
+            return super().output(outs, msg, display_id, cell_index)
+        size = _chars(content.get("text") if kind == "stream" else content.get("data"), room)
+        size += 200  # every output costs something, however small
+        if size <= room:
+            before = len(outs)
+            out = super().output(outs, msg, display_id, cell_index)
+            if out is not None and len(outs) <= before:  # a delayed clear_output emptied it
+                self._uncharge(cell_index)
+            if out is not None:
+                self._charge(cell_index, size)
+            return out
+        if cell_index not in self._cut:
+            self._cut.add(cell_index)
+            if kind == "stream" and room > 200:
+                content["text"] = str(content.get("text", ""))[:room - 200]
+                super().output(outs, msg, display_id, cell_index)
+            self._charge(cell_index, room)
+            cap = min(self.max_cell_output_chars, self.max_notebook_output_chars)
+            outs.append(NotebookNode(output_type="stream", name="stderr",
+                                     text=_CUT_NOTE.format(n=cap)))
+        return None
+
+    def _uncharge(self, cell_index: int) -> None:
+        self._kept_total -= self._kept.pop(cell_index, 0)
+        self._cut.discard(cell_index)
+
+    def clear_output(self, outs, msg, cell_index):
+        super().clear_output(outs, msg, cell_index)
+        if not outs and not self.clear_before_next_output:
+            self._room(cell_index)
+            self._uncharge(cell_index)
+
+    def handle_comm_msg(self, outs, msg, cell_index):
+        """Widget messages count against the notebook's budget too."""
+        size = _chars(msg.get("content", {}).get("data"), self.max_notebook_output_chars) + 200
+        if size > self._room(cell_index):
+            return None
+        self._kept_total += size
+        return super().handle_comm_msg(outs, msg, cell_index)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":

@@ -11,27 +11,43 @@ bubblewrap (Debian package ``bubblewrap``), as an unprivileged user:
 - **What it can reach.** No network (a loopback of its own, so ``torch.distributed``
   still runs between its own processes), no other process (its own PID namespace), no
   grader pipe (the grader talks to the kernel only over the kernel's own sockets).
-- **How long and how much.** When the kernel ends or is killed, every process it started
-  ends too, double forks included (the PID namespace goes with it). Address space, number
-  of processes, file size, open files and CPU seconds are capped with rlimits.
+- **How long and how much, per submission.** When the kernel ends or is killed, every
+  process it started ends too, double forks included (the PID namespace goes with it, and
+  its cgroup is emptied and removed). Where the machine has cgroups (v2 unified, or v1
+  with memory, pids and cpu hierarchies) each sandbox gets its own: memory, processes and
+  threads, and CPU cores are capped for the submission as a whole, however many
+  processes it starts. Its working folder is a size-capped tmpfs (a copy of the released
+  files), so nothing it writes lands on the grading host's disk. Per process, rlimits
+  cap address space, file size, open files and CPU seconds.
 
-Where the grader runs as root, the code runs as uid/gid 65534 (``nobody``): bubblewrap
-sets up the namespaces as root and ``setpriv`` drops to nobody before any course or
-student code starts. As an ordinary user, bubblewrap makes a user namespace instead.
+Where the grader runs as root, each concurrent sandbox runs as its own unprivileged uid
+(``UID_BASE`` + slot, allocated under a lock so two grading processes never share one):
+its RLIMIT_NPROC is then its own budget even where there are no cgroups, and no sandbox
+can signal another's processes. bubblewrap sets up the namespaces as root and
+``setpriv`` drops to that uid before any course or student code starts. As an ordinary
+user, bubblewrap makes a user namespace instead (no cgroups unless delegated, one
+process budget for the user).
 
 ``SandboxKernelManager`` is a jupyter_client kernel manager that starts kernels this
 way; nbgrader's Execute preprocessor takes it through ``Execute.kernel_manager_class``.
+``limits_note()`` says which limits this machine lets the grader set.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
+import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
@@ -39,20 +55,275 @@ from traitlets import Unicode
 
 REPO = Path(__file__).resolve().parent.parent
 NOBODY = 65534
+UID_BASE = 60001            # sandbox uids: UID_BASE .. UID_BASE + SLOTS - 1, one per sandbox
+SLOTS = 64
+SLOT_DIR = Path("/run/course-sandbox")   # lock files of the uid slots (root only)
+CGROUP_PREFIX = "course-sandbox"
 INSTALL_HINT = "apt-get install bubblewrap"
+FILES_INSIDE = "/.sandbox-files"        # the starting files, read-only, copied to the tmpfs
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one sandbox (rlimits, applied to every process inside)."""
+    """Resource limits of one sandbox: the one place the numbers live.
 
-    memory_bytes: int = 8 << 30        # address space of each process
-    processes: int = 1024              # processes and threads of the sandbox user
+    ``memory_bytes``, ``processes`` and ``cpu_cores`` hold for the submission as a whole
+    (its cgroup) where the machine has cgroups; ``memory_bytes`` is also every process's
+    address-space rlimit, and ``processes`` the RLIMIT_NPROC of the sandbox's own uid."""
+
+    memory_bytes: int = 8 << 30        # memory of the whole submission (and address space of each process)
+    processes: int = 1024              # processes and threads of the whole submission
+    cpu_cores: float = 2.0             # CPU time per wall-clock second of the whole submission
     file_bytes: int = 256 << 20        # largest file it may write
     open_files: int = 1024
     cpu_seconds: int = 3600            # CPU time of each process
-    tmp_bytes: int = 512 << 20         # size of its private /tmp
+    tmp_bytes: int = 512 << 20         # size of each private tmpfs: /tmp, /dev/shm, home
+    scratch_bytes: int = 512 << 20     # size of its working folder (a tmpfs)
 
+
+def _size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:g} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return str(n)
+
+
+# ------------------------------------------------------------------------- cgroups
+
+@lru_cache(maxsize=1)
+def cgroup_support() -> tuple[int, dict[str, Path], str]:
+    """(version, {controller: parent folder}, why not) for the memory, pids and cpu
+    controllers: version 0 and an empty dict where this process cannot make cgroups.
+
+    cgroup v2: sandboxes go under ``<unified mount>/course-sandbox`` (a cgroup holding no
+    process, with the three controllers enabled for its children). cgroup v1: under the
+    grader's own cgroup in each controller's hierarchy (so any limit on the grader still
+    holds for its sandboxes)."""
+    if sys.platform != "linux":
+        return 0, {}, "no cgroups on " + sys.platform
+    try:
+        mounts = [line.split() for line in open("/proc/self/mounts")]
+        own = {}
+        for line in open("/proc/self/cgroup"):
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            for c in (ctrls.split(",") if ctrls else [""]):
+                own[c] = path
+    except OSError as exc:
+        return 0, {}, f"cannot read /proc: {exc}"
+    wanted = ("memory", "pids", "cpu")
+    why = []
+    for m in mounts:
+        if len(m) < 3 or m[2] != "cgroup2":
+            continue
+        root = Path(m[1])
+        try:
+            available = (root / "cgroup.controllers").read_text().split()
+        except OSError:
+            continue
+        if not all(c in available for c in wanted):
+            why.append(f"cgroup v2 at {root} lacks "
+                       + ", ".join(c for c in wanted if c not in available))
+            continue
+        parent = root / CGROUP_PREFIX
+        try:
+            _enable_v2(root, wanted)
+            parent.mkdir(exist_ok=True)
+            _enable_v2(parent, wanted)
+            probe = parent / f"probe-{os.getpid()}"
+            probe.mkdir()
+            probe.rmdir()
+        except OSError as exc:
+            why.append(f"cgroup v2 at {root}: cannot make {parent} with memory, pids and cpu "
+                       f"({exc.strerror}; run the grader as root or delegate that cgroup)")
+            continue
+        _sweep([parent])
+        return 2, {c: parent for c in wanted}, ""
+    found = {}
+    for m in mounts:
+        if len(m) < 4 or m[2] != "cgroup":
+            continue
+        for c in wanted:
+            if c in m[3].split(",") and c in own and c not in found:
+                parent = Path(m[1]) / own[c].lstrip("/")
+                try:
+                    probe = parent / f"{CGROUP_PREFIX}-probe-{os.getpid()}"
+                    probe.mkdir()
+                    probe.rmdir()
+                    found[c] = parent
+                except OSError as exc:
+                    why.append(f"cgroup v1 {c} at {parent}: {exc.strerror} (run the grader "
+                               "as root)")
+    if found:
+        _sweep(found.values())
+        missing = [c for c in wanted if c not in found]
+        if missing:
+            why.append("cgroup v1 has no usable " + ", ".join(missing) + " hierarchy")
+        return 1, found, "; ".join(why)
+    return 0, {}, "; ".join(why) or "no cgroup hierarchy mounted (/sys/fs/cgroup)"
+
+
+def _sweep(parents) -> None:
+    """Remove empty cgroups left by a grading process that was killed (its pid is gone)."""
+    for parent in set(parents):
+        for folder in parent.glob(f"{CGROUP_PREFIX}-*-*-*"):
+            try:
+                pid = int(folder.name.split("-")[-3])
+                if Path(f"/proc/{pid}").exists() or (folder / "cgroup.procs").read_text().strip():
+                    continue
+                folder.rmdir()
+            except (OSError, ValueError):
+                pass
+
+
+def _enable_v2(folder: Path, controllers) -> None:
+    on = (folder / "cgroup.subtree_control").read_text().split()
+    need = [c for c in controllers if c not in on]
+    if need:
+        (folder / "cgroup.subtree_control").write_text(" ".join("+" + c for c in need))
+
+
+class Cgroup:
+    """One sandbox's cgroup (one folder per v1 hierarchy, or one v2 folder)."""
+
+    def __init__(self, name: str, limits: Limits):
+        version, parents, _ = cgroup_support()
+        if not version:
+            raise OSError(errno.ENOTSUP, "no usable cgroups")
+        self.version = version
+        self.folders: list[Path] = []
+        self.set: dict[str, str] = {}
+        try:
+            for folder in sorted({p / name for p in parents.values()}):
+                folder.mkdir()
+                self.folders.append(folder)
+            mem, pids, cpu = (parents.get(c) for c in ("memory", "pids", "cpu"))
+            period = 100_000
+            quota = max(1000, int(limits.cpu_cores * period))
+            if version == 2:
+                f = self.folders[0]
+                (f / "memory.max").write_text(str(limits.memory_bytes))
+                if (f / "memory.swap.max").exists():
+                    (f / "memory.swap.max").write_text("0")
+                (f / "pids.max").write_text(str(limits.processes))
+                (f / "cpu.max").write_text(f"{quota} {period}")
+                # weighed as many processes as it has cores, not as one (under contention)
+                (f / "cpu.weight").write_text(str(max(1, min(10000, int(100 * limits.cpu_cores)))))
+                self.set = {"memory": str(limits.memory_bytes), "pids": str(limits.processes),
+                            "cpu": f"{quota} {period}"}
+            else:
+                if mem:
+                    f = mem / name
+                    (f / "memory.limit_in_bytes").write_text(str(limits.memory_bytes))
+                    if (f / "memory.memsw.limit_in_bytes").exists():
+                        (f / "memory.memsw.limit_in_bytes").write_text(str(limits.memory_bytes))
+                    self.set["memory"] = str(limits.memory_bytes)
+                if pids:
+                    (pids / name / "pids.max").write_text(str(limits.processes))
+                    self.set["pids"] = str(limits.processes)
+                if cpu:
+                    (cpu / name / "cpu.cfs_period_us").write_text(str(period))
+                    (cpu / name / "cpu.cfs_quota_us").write_text(str(quota))
+                    # weighed as many processes as it has cores, not as one (under contention)
+                    (cpu / name / "cpu.shares").write_text(str(max(2, int(1024 * limits.cpu_cores))))
+                    self.set["cpu"] = f"{quota} {period}"
+        except BaseException:
+            self.remove()
+            raise
+
+    def enter(self) -> None:
+        """Put the calling process in this cgroup (in the child, before exec)."""
+        for folder in self.folders:
+            with open(folder / "cgroup.procs", "w") as f:
+                f.write(str(os.getpid()))
+
+    def pids(self) -> set[int]:
+        out = set()
+        for folder in self.folders:
+            try:
+                out |= {int(p) for p in (folder / "cgroup.procs").read_text().split()}
+            except OSError:
+                pass
+        return out
+
+    def remove(self, timeout: float = 30) -> None:
+        """Kill every process left in the cgroup, then remove it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = self.pids()
+            if not left or time.monotonic() > deadline:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        for folder in list(self.folders):
+            for _ in range(100):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            if not folder.exists():
+                self.folders.remove(folder)
+
+
+# ------------------------------------------------------------------------- uid slots
+
+def _uid_in_use(uid: int) -> bool:
+    """A uid some account or some running process already has."""
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        pass
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    return True
+            except OSError:
+                pass
+    return False
+
+
+class UidSlot:
+    """A uid of its own for one sandbox, held (an flock on its slot's lock file) until
+    ``release``; a grading process that dies releases its slots with it."""
+
+    def __init__(self, folder: Path | None = None, base: int | None = None,
+                 slots: int | None = None):
+        folder = Path(folder or SLOT_DIR)
+        base = UID_BASE if base is None else base
+        slots = SLOTS if slots is None else slots
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for i in range(slots):
+            fd = os.open(folder / f"slot-{i}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            if _uid_in_use(base + i):  # an account's, or left running: never share it
+                os.close(fd)
+                continue
+            self.fd, self.uid = fd, base + i
+            return
+        raise RuntimeError(f"all {slots} sandbox uids ({base}-{base + slots - 1}) are in use: "
+                           "grade fewer submissions at once (JOBS=...) or raise "
+                           "grading.sandbox.SLOTS")
+
+    def release(self) -> None:
+        fd, self.fd = getattr(self, "fd", None), None
+        if fd is not None:
+            os.close(fd)
+
+
+# ------------------------------------------------------------------------- the sandbox
 
 def unavailable() -> str | None:
     """Why no sandbox can be made on this machine (with the fix), or None when one can."""
@@ -63,7 +334,7 @@ def unavailable() -> str | None:
         return (f"{', '.join(missing)} not found: run '{INSTALL_HINT}' "
                 "(bubblewrap; prlimit and setpriv come with util-linux)")
     with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp:
-        _give_to_sandbox(Path(tmp))
+        os.chmod(tmp, 0o755)
         argv = command(["true"], Path(tmp))
         probe = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     if probe.returncode != 0:
@@ -71,6 +342,37 @@ def unavailable() -> str | None:
         return ("bubblewrap cannot create namespaces here (are user namespaces disabled? "
                 f"'sysctl kernel.unprivileged_userns_clone=1' enables them): {detail}")
     return None
+
+
+def limits_note(limits: Limits = Limits()) -> list[str]:
+    """One or two lines: the limits a sandbox gets on this machine, and those it cannot
+    get and why (``make autograde`` prints them at start)."""
+    version, parents, why = cgroup_support()
+    per = []
+    names = {"memory": f"memory {_size(limits.memory_bytes)}",
+             "pids": f"{limits.processes} processes/threads",
+             "cpu": f"{limits.cpu_cores:g} CPU cores"}
+    if version:
+        per.append(f"cgroup v{version} " + ", ".join(names[c] for c in names if c in parents)
+                   + " per submission")
+    per.append(f"scratch tmpfs {_size(limits.scratch_bytes)} (/tmp, /dev/shm, home "
+               f"{_size(limits.tmp_bytes)} each)")
+    root = os.geteuid() == 0
+    if root:
+        per.append(f"uid {UID_BASE}-{UID_BASE + SLOTS - 1}, one per concurrent sandbox "
+                   f"(RLIMIT_NPROC {limits.processes} each)")
+    lines = ["sandbox limits: " + "; ".join(per)]
+    missing = [names[c] for c in names if c not in parents]
+    cant = []
+    if missing:
+        cant.append(", ".join(missing) + " per submission not set (" + (why or "no cgroups")
+                    + "): only per-process rlimits hold for them")
+    if not root:
+        cant.append("one uid for every sandbox (the grader is not root): processes are "
+                    "counted for all sandboxes of this user together")
+    if cant:
+        lines.append("sandbox limits not set: " + "; ".join(cant))
+    return lines
 
 
 def _python_roots() -> list[Path]:
@@ -96,14 +398,16 @@ def _own_processes() -> int:
 
 
 def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | None = None,
-            limits: Limits = Limits()) -> list[str]:
+            limits: Limits = Limits(), uid: int = NOBODY) -> list[str]:
     """The command line that runs ``argv`` in a sandbox.
 
-    ``workdir`` becomes the sandbox's working folder (read-write, at the same path);
-    ``rw`` are further folders bound read-write at their own paths (the kernel's sockets).
-    As root, bubblewrap makes the namespaces and ``setpriv`` turns the process into
-    nobody before anything else runs; as an ordinary user, bubblewrap makes a user
-    namespace and the code runs as that user, mapped, with no capability.
+    ``workdir`` holds the files the sandbox starts with: inside, the same path is a fresh
+    tmpfs of ``limits.scratch_bytes`` holding a copy of them (nothing written there
+    reaches ``workdir``). ``rw`` are further folders bound read-write at their own paths
+    (the kernel's sockets). As root, bubblewrap makes the namespaces and ``setpriv``
+    turns the process into ``uid`` before anything else runs; as an ordinary user,
+    bubblewrap makes a user namespace and the code runs as that user, mapped, with no
+    capability. Use ``Sandbox`` for a uid of its own and a cgroup.
     """
     root = os.geteuid() == 0
     args = ["bwrap", "--die-with-parent", "--hostname", "localhost",
@@ -127,7 +431,7 @@ def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | 
     made = {"/", "/tmp", "/usr", "/etc", "/opt", "/home", "/home/student"}
 
     def parents(path: Path) -> list[str]:
-        # bubblewrap makes missing parents 0700 as root: make them 0755 so nobody passes
+        # bubblewrap makes missing parents 0700 as root: make them 0755 so the uid passes
         out = []
         for parent in reversed(path.parents):
             if str(parent) not in made:
@@ -137,20 +441,26 @@ def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | 
 
     for path in _python_roots() + [REPO / "labkit"]:
         args += parents(path) + ["--ro-bind", str(path), str(path)]
-    for path in [workdir, *rw]:
+    args += parents(workdir) + ["--perms", "1777", "--size", str(limits.scratch_bytes),
+                                "--tmpfs", str(workdir), "--ro-bind", str(workdir), FILES_INSIDE]
+    for path in rw:
         args += parents(path) + ["--bind", str(path), str(path)]
     args += ["--chdir", str(workdir), "--clearenv"]
     for key, value in sorted(_sandbox_env(env or {}).items()):
         args += ["--setenv", key, value]
     args.append("--")
     if root:
-        args += ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+        args += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                  "--inh-caps=-all", "--"]
     nproc = limits.processes if root else _own_processes() + limits.processes
     args += ["prlimit", f"--as={limits.memory_bytes}", f"--nproc={nproc}",
              f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}",
              f"--cpu={limits.cpu_seconds}", "--core=0", "--"]
-    return args + list(argv)
+    # copy the starting files into the tmpfs (as the sandbox's uid), then run argv
+    start = (f"cp -R {FILES_INSIDE}/. . || {{ echo 'sandbox: its starting files do not fit "
+             f"in its {limits.scratch_bytes}-byte scratch folder' >&2; exit 121; }}; "
+             'exec "$@"')
+    return args + ["/bin/sh", "-c", start, "sandbox", *argv]
 
 
 # Variables a kernel may keep from the grader's environment; everything else is dropped
@@ -175,29 +485,98 @@ def _die_with_grader() -> None:
     the kernel's process group stops the cell, not bubblewrap (ipykernel installs its own
     SIGINT handler while a cell runs)."""
     import ctypes
-    import signal
 
     ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _give_to_sandbox(path: Path) -> None:
-    """Let the sandbox user write ``path`` (it is nobody when the grader is root)."""
-    if os.geteuid() == 0:
-        os.chown(path, NOBODY, NOBODY)
-    os.chmod(path, 0o700)
+class Sandbox:
+    """The per-submission part of a sandbox: a uid of its own (as root) and a cgroup
+    (where the machine has them), made by ``open`` and undone by ``close`` (which kills
+    whatever is left in it). ``command`` builds the command line, ``preexec`` is the
+    ``preexec_fn`` that puts the child in the cgroup."""
+
+    _count = 0
+
+    def __init__(self, limits: Limits = Limits(), *, cgroups: bool = True,
+                 slot_folder: Path | None = None):
+        self.limits = limits
+        self.use_cgroups = cgroups
+        self.slot_folder = slot_folder
+        self.slot: UidSlot | None = None
+        self.cgroup: Cgroup | None = None
+        self.cgroup_error = ""
+
+    @property
+    def uid(self) -> int:
+        return self.slot.uid if self.slot else os.getuid()
+
+    def open(self) -> Sandbox:
+        if os.geteuid() == 0 and self.slot is None:
+            self.slot = UidSlot(self.slot_folder)
+        self.new_cgroup()
+        return self
+
+    def new_cgroup(self) -> None:
+        """A fresh cgroup (a kernel restarted gets a new one)."""
+        self.drop_cgroup()
+        if not self.use_cgroups:
+            return
+        Sandbox._count += 1
+        name = f"{CGROUP_PREFIX}-{os.getpid()}-{Sandbox._count}-{self.uid}"
+        try:
+            self.cgroup = Cgroup(name, self.limits)
+        except OSError as exc:
+            self.cgroup_error = str(exc)
+
+    def drop_cgroup(self) -> None:
+        cg, self.cgroup = self.cgroup, None
+        if cg is not None:
+            cg.remove()
+
+    def give(self, path: Path) -> None:
+        """Let the sandbox's uid write ``path``."""
+        if os.geteuid() == 0:
+            os.chown(path, self.uid, self.uid)
+        os.chmod(path, 0o700)
+
+    def command(self, argv: list[str], workdir: Path, **kw) -> list[str]:
+        return command(argv, workdir, limits=self.limits, uid=self.uid, **kw)
+
+    def preexec(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.enter()
+        _die_with_grader()
+
+    def run(self, argv: list[str], workdir: Path, *, env=None, rw=(), **kw):
+        """subprocess.run of ``argv`` in this sandbox."""
+        return subprocess.run(self.command(argv, workdir, env=env, rw=rw),
+                              preexec_fn=self.preexec, **kw)
+
+    def close(self) -> None:
+        self.drop_cgroup()
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
+
+    def __enter__(self) -> Sandbox:
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 class SandboxKernelManager(AsyncKernelManager):
     """An AsyncKernelManager (what nbclient drives) whose kernel runs in a bubblewrap
-    sandbox (see the module docstring).
+    sandbox (see the module docstring), with a uid and a cgroup of its own.
 
     The kernel's sockets are Unix sockets in a private folder (the sandbox has no network
-    to reach TCP ports on the grader's loopback); its working folder is a fresh scratch
-    folder holding a copy of ``files_from`` (the assignment's released files), never the
-    student's own hand-in folder, so nothing the student left there (a module that
-    shadows a library, a link, a named pipe) is seen by the kernel or read back by the
-    grader.
+    to reach TCP ports on the grader's loopback); once the kernel is ready (``seal``), the
+    folder is the grader's again, so the kernel can no longer add files there. Its
+    working folder is a size-capped tmpfs holding a copy of ``files_from`` (the
+    assignment's released files), never the student's own hand-in folder, so nothing the
+    student left there (a module that shadows a library, a link, a named pipe) is seen by
+    the kernel or read back by the grader.
     """
 
     files_from = Unicode("", config=True,
@@ -213,7 +592,8 @@ class SandboxKernelManager(AsyncKernelManager):
         self._work = self._box / "work"
         for d in (self._sockets, self._work):
             d.mkdir()
-            _give_to_sandbox(d)
+            os.chmod(d, 0o755)
+        self.sandbox = Sandbox()
         self.ip = str(self._sockets / "kernel")
         self.connection_file = str(self._sockets / "connection.json")
 
@@ -225,27 +605,49 @@ class SandboxKernelManager(AsyncKernelManager):
             if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
                 dest = self._work / path.name
                 shutil.copyfile(path, dest)
-                if os.geteuid() == 0:
-                    os.chown(dest, NOBODY, NOBODY)
+                os.chmod(dest, 0o644)
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         self._fill_workdir()
+        if self.sandbox.slot is None:
+            self.sandbox.open()
+        else:
+            self.sandbox.new_cgroup()  # a restart
+        self.sandbox.give(self._sockets)
         # The connection file holds the HMAC key the grader signs messages with; the
         # kernel needs it, so it is readable inside (the student may learn it, which only
         # lets it talk to its own kernel).
         if os.geteuid() == 0 and os.path.exists(self.connection_file):
-            os.chown(self.connection_file, NOBODY, NOBODY)
-        argv = command(kernel_cmd, self._work, rw=[self._sockets], env=kw.get("env") or {})
+            os.chown(self.connection_file, self.sandbox.uid, self.sandbox.uid)
+        argv = self.sandbox.command(kernel_cmd, self._work, rw=[self._sockets],
+                                    env=kw.get("env") or {})
         kw["cwd"] = str(self._work)
-        kw["preexec_fn"] = _die_with_grader
+        kw["preexec_fn"] = self.sandbox.preexec
         await super()._async_launch_kernel(argv, **kw)
+
+    def seal(self) -> None:
+        """Once the kernel has made its sockets: the folder (and the connection file) are
+        the grader's again, so the student's code cannot write files on the host there."""
+        if os.geteuid() != 0:
+            return
+        for path in (self._sockets, Path(self.connection_file)):
+            try:
+                os.chown(path, 0, 0)
+            except OSError:
+                pass
+        os.chmod(self._sockets, 0o755)
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
+        self.sandbox.drop_cgroup()
         if not restart:
+            self.sandbox.close()
             shutil.rmtree(self._box, ignore_errors=True)
 
     cleanup_resources = _async_cleanup_resources
 
     def __del__(self):
+        sb = getattr(self, "sandbox", None)
+        if sb is not None:
+            sb.close()
         shutil.rmtree(getattr(self, "_box", "/nonexistent-sandbox"), ignore_errors=True)

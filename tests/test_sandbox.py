@@ -34,25 +34,46 @@ def usable():
 
 @pytest.fixture
 def box(tmp_path, usable):
+    """The folder of files a sandbox starts with (copied into its tmpfs working folder)."""
     work = tmp_path / "work"
     work.mkdir()
-    sandbox._give_to_sandbox(work)
+    os.chmod(tmp_path, 0o755)
+    os.chmod(work, 0o755)
     return work
 
 
-def run_py(code: str, work: Path | None, env: dict | None = None, timeout: float = 120):
-    """Run ``code`` with the venv's Python, in the sandbox (work given) or outside it."""
+def run_py(code: str, work: Path | None, env: dict | None = None, timeout: float = 120,
+           limits: sandbox.Limits = sandbox.Limits(), cgroups: bool = True):
+    """Run ``code`` with the venv's Python, in a sandbox (work given) or outside it."""
     import tempfile
 
     script = (work or Path(tempfile.mkdtemp(prefix="probe-"))) / "probe.py"
     script.write_text(textwrap.dedent(code))
+    os.chmod(script, 0o644)
     argv = [sys.executable, str(script)]
     if work is None:
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
-    if os.geteuid() == 0:
-        os.chown(script, sandbox.NOBODY, sandbox.NOBODY)
-    return subprocess.run(sandbox.command(argv, work, env=env), capture_output=True, text=True,
-                          timeout=timeout)
+    with sandbox.Sandbox(limits, cgroups=cgroups) as sb:
+        return sb.run(argv, work, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def uid_processes(uid: int) -> list[int]:
+    """Processes on this machine running as ``uid``."""
+    out = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    out.append(int(entry.name))
+            except OSError:
+                pass
+    return out
+
+
+needs_cgroups = pytest.mark.skipif(
+    not {"memory", "pids", "cpu"} <= set(sandbox.cgroup_support()[1]),
+    reason=f"no usable cgroups here: {sandbox.cgroup_support()[2]}")
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="a uid per sandbox needs root")
 
 
 # The code a student would run to find the instructor's solutions: walk up from where it
@@ -137,18 +158,22 @@ def test_writes_only_its_scratch_folder(box):
     """, box)
     assert "wrote /" not in got.stdout and "wrote mine" in got.stdout, got.stdout + got.stderr
     assert not any(t.exists() for t in targets)
-    assert (box / "mine.txt").read_text() == "ok"
+    assert not (box / "mine.txt").exists(), "its working folder is on the host's disk"
 
 
-def test_runs_as_nobody_without_capabilities_when_graded_as_root(box):
-    got = run_py("""
+def test_runs_as_a_uid_of_its_own_without_capabilities_when_graded_as_root(box):
+    code = """
         import os
         print(os.getuid(), os.getgid())
         print(open("/proc/self/status").read().split("CapEff:")[1].split()[0])
-    """, box)
+    """
+    with sandbox.Sandbox() as other:  # a second sandbox open at the same time
+        got = run_py(code, box)
+        other_uid = other.uid
     uid, gid, caps = got.stdout.split()
     if os.geteuid() == 0:
-        assert (uid, gid) == ("65534", "65534")
+        assert uid == gid and sandbox.UID_BASE <= int(uid) < sandbox.UID_BASE + sandbox.SLOTS
+        assert int(uid) != other_uid, "two sandboxes open at once share a uid"
     assert int(caps, 16) == 0, f"effective capabilities inside: {caps}"
 
 
@@ -195,10 +220,9 @@ def test_processes_files_and_memory_are_bounded(box):
         except MemoryError:
             print("memory capped")
     """))
-    if os.geteuid() == 0:
-        os.chown(script, sandbox.NOBODY, sandbox.NOBODY)
-    argv = sandbox.command([sys.executable, str(script)], box, limits=limits)
-    got = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    with sandbox.Sandbox(limits) as sb:
+        got = sb.run([sys.executable, str(script)], box, capture_output=True, text=True,
+                     timeout=120)
     forked = int(got.stdout.split("forked")[1].split()[0])
     assert 0 < forked < 64, got.stdout + got.stderr
     assert "file capped" in got.stdout and "memory capped" in got.stdout, got.stdout
@@ -221,6 +245,223 @@ def test_gloo_process_group_runs_inside(box):
     assert "3.0" in got.stdout
 
 
+# ------------------------------------------------- limits per submission as a whole
+
+HOG = """
+import json, os, select, time
+n = {n}
+release_r, release_w = os.pipe()
+report_r, report_w = os.pipe()
+kids = []
+for i in range(3):
+    pid = os.fork()
+    if pid == 0:
+        os.close(release_w)
+        blob = b"\\1" * n                      # touched: really held
+        os.write(report_w, b"%d\\n" % i)
+        os.read(release_r, 1)                  # hold it until released
+        os._exit(0)
+    kids.append(pid)
+os.close(report_w)
+held, dead, buf = set(), set(), b""
+deadline = time.monotonic() + 300
+while len(held | dead) < 3 and time.monotonic() < deadline:
+    if select.select([report_r], [], [], 0.2)[0]:
+        buf += os.read(report_r, 100)
+        held |= {{int(x) for x in buf.split()}}
+    for i, pid in enumerate(kids):
+        if i not in dead and os.waitpid(pid, os.WNOHANG)[0]:
+            dead.add(i)
+time.sleep(1)  # let the kernel settle who is killed
+for i, pid in enumerate(kids):
+    if i not in dead and os.waitpid(pid, os.WNOHANG)[0]:
+        dead.add(i)
+print(json.dumps({{"held_alive": sorted(held - dead), "killed": sorted(dead)}}), flush=True)
+os.close(release_w)
+for i, pid in enumerate(kids):
+    if i not in dead:
+        os.waitpid(pid, 0)
+"""
+
+
+@needs_cgroups
+def test_memory_is_capped_for_the_submission_as_a_whole(box):
+    """Three children of 1.5 GiB each under a 2 GiB cap: never more than one holds its
+    memory at a time (per-process limits let all three hold 4.5 GiB), and the grader
+    is unharmed."""
+    n = 3 << 29
+    limits = sandbox.Limits(memory_bytes=2 << 30)
+    got = run_py(HOG.format(n=n), box, limits=limits, timeout=600)
+    assert got.stdout.strip(), f"the sandbox printed nothing: {got.stderr[-2000:]}"
+    out = json.loads(got.stdout.strip().splitlines()[-1])
+    assert len(out["held_alive"]) * n <= limits.memory_bytes, (
+        f"{len(out['held_alive'])} children held {len(out['held_alive']) * n >> 20} MiB at once "
+        f"under a {limits.memory_bytes >> 20} MiB cap")
+    assert out["killed"], "no child was refused"
+
+
+def _bomb_and_threads(box, cgroups: bool):
+    limits = sandbox.Limits(processes=64)
+    bomb = box / "bomb.py"
+    bomb.write_text(textwrap.dedent("""
+        import os, sys, time
+        kids = 0
+        for _ in range(500):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(600); os._exit(0)
+            kids += 1
+        print("forked", kids, flush=True)
+        time.sleep(600)
+    """))
+    os.chmod(bomb, 0o644)
+    threads = """
+        import threading, time
+        ts = [threading.Thread(target=time.sleep, args=(0.5,)) for _ in range(16)]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        print("started", len(ts), "threads")
+    """
+    with sandbox.Sandbox(limits, cgroups=cgroups) as sb:
+        if cgroups:
+            assert sb.cgroup is not None, sb.cgroup_error
+        proc = subprocess.Popen(sb.command([sys.executable, str(bomb)], box),
+                                preexec_fn=sb.preexec, stdout=subprocess.PIPE, text=True)
+        try:
+            line = proc.stdout.readline()  # ready: the bomb holds every process it could
+            assert line.startswith("forked"), line
+            forked = int(line.split()[1])
+            other = run_py(threads, box, limits=limits, cgroups=cgroups)
+        finally:
+            proc.kill()
+            proc.wait(timeout=60)
+            proc.stdout.close()
+        uid = sb.uid
+    assert 0 < forked < 64, forked
+    assert "started 16 threads" in other.stdout, (
+        f"a second submission could not start threads: {other.stderr[-1500:]}")
+    if os.geteuid() == 0:
+        deadline = time.monotonic() + 30
+        while uid_processes(uid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not uid_processes(uid), "the bomb's processes outlived its sandbox"
+
+
+@needs_cgroups
+def test_a_process_bomb_is_capped_per_submission_with_cgroups(box):
+    _bomb_and_threads(box, cgroups=True)
+
+
+@needs_root
+def test_a_process_bomb_is_capped_per_submission_by_its_own_uid_without_cgroups(box):
+    _bomb_and_threads(box, cgroups=False)
+
+
+def test_scratch_disk_is_capped_and_nothing_lands_on_the_host(box):
+    limits = sandbox.Limits(scratch_bytes=32 << 20, file_bytes=256 << 20)
+    got = run_py("""
+        import errno, os
+        written = 0
+        for i in range(12):                       # twelve 8 MiB files: 96 MiB
+            try:
+                with open(f"part{i}.bin", "wb") as f:
+                    f.write(b"x" * (8 << 20))
+                written += 8
+            except OSError as exc:
+                print("refused", errno.errorcode[exc.errno])
+                break
+        print("written", written)
+        try:
+            with open("big.bin", "wb") as f:
+                f.write(b"x" * (48 << 20))
+            print("wrote big")
+        except OSError as exc:
+            print("big refused", errno.errorcode[exc.errno])
+    """, box, limits=limits)
+    assert "refused ENOSPC" in got.stdout and "big refused ENOSPC" in got.stdout, (
+        got.stdout + got.stderr[-1000:])
+    assert int(got.stdout.split("written")[1].split()[0]) <= 32
+    assert sorted(p.name for p in box.iterdir()) == ["probe.py"], "files landed on the host"
+
+
+@needs_cgroups
+def test_cpu_is_capped_for_the_submission_as_a_whole(box):
+    """Two busy processes under a cap of a tenth of a core get about that together (the
+    cgroup's setting is read back too; a loaded machine gave them 0.3 cores uncapped)."""
+    limits = sandbox.Limits(cpu_cores=0.1)
+    code = """
+        import os, time
+        r, w = os.pipe()
+        for _ in range(2):
+            if os.fork() == 0:
+                end = time.monotonic() + 4
+                while time.monotonic() < end:
+                    pass
+                os.write(w, b"%f\\n" % time.process_time())
+                os._exit(0)
+        os.wait(); os.wait(); os.close(w)
+        print("cpu", sum(float(x) for x in os.read(r, 100).split()))
+    """
+    (box / "probe.py").write_text(textwrap.dedent(code))
+    os.chmod(box / "probe.py", 0o644)
+    with sandbox.Sandbox(limits) as sb:
+        got = sb.run([sys.executable, str(box / "probe.py")], box, capture_output=True,
+                     text=True, timeout=300)
+        assert sb.cgroup is not None and sb.cgroup.set["cpu"] == "10000 100000"
+        folder = [f for f in sb.cgroup.folders if (f / "cpu.cfs_quota_us").exists()
+                  or (f / "cpu.max").exists()][0]
+        setting = ((folder / "cpu.cfs_quota_us").read_text() if sb.cgroup.version == 1
+                   else (folder / "cpu.max").read_text().split()[0])
+    assert int(setting) == 10000
+    cpu = float(got.stdout.split("cpu")[1])
+    assert cpu / 4 < 0.2, f"two busy processes used {cpu / 4:.2f} cores under a 0.1 cap"
+
+
+@needs_root
+def test_uid_slots_are_never_shared(tmp_path):
+    first = sandbox.UidSlot(tmp_path, base=61001, slots=3)
+    second = sandbox.UidSlot(tmp_path, base=61001, slots=3)
+    assert first.uid != second.uid
+    # a slot held by another process is skipped
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import fcntl, os, sys, time
+        fd = os.open({str(tmp_path / "slot-2.lock")!r}, os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX); print("held", flush=True); time.sleep(600)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(RuntimeError, match="are in use"):
+            sandbox.UidSlot(tmp_path, base=61001, slots=3)
+        first.release()
+        third = sandbox.UidSlot(tmp_path, base=61001, slots=3)
+        assert third.uid == 61001
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    third.release()
+    second.release()
+    # a uid an account has is never given to a sandbox
+    with pytest.raises(RuntimeError, match="are in use"):
+        sandbox.UidSlot(tmp_path / "other", base=sandbox.NOBODY, slots=1)
+
+
+def test_limits_note_says_what_this_machine_allows():
+    lines = sandbox.limits_note()
+    assert 1 <= len(lines) <= 2 and lines[0].startswith("sandbox limits: ")
+    assert "scratch tmpfs 512 MiB" in lines[0]
+    version, parents, _ = sandbox.cgroup_support()
+    if version:
+        assert f"cgroup v{version}" in lines[0]
+    if os.geteuid() == 0:
+        assert f"uid {sandbox.UID_BASE}-" in lines[0]
+    if not {"memory", "pids", "cpu"} <= set(parents) or os.geteuid() != 0:
+        assert lines[1].startswith("sandbox limits not set: ")
+
+
 # ---------------------------------------------------------------- a kernel in the sandbox
 
 def execute(sources: list[str], timeout: int = 10):
@@ -228,12 +469,18 @@ def execute(sources: list[str], timeout: int = 10):
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    boxes = []
+    boxes, cgroups, uids = [], [], []
 
     class Recording(sandbox.SandboxKernelManager):
         def __init__(self, **kw):
             super().__init__(**kw)
             boxes.append(self._box)
+
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            uids.append(self.sandbox.uid)
+            if self.sandbox.cgroup is not None:
+                cgroups.extend(self.sandbox.cgroup.folders)
 
     client = NotebookClient(nb, kernel_name="python3", timeout=timeout, allow_errors=True,
                             interrupt_on_timeout=True, kernel_manager_class=Recording)
@@ -244,6 +491,11 @@ def execute(sources: list[str], timeout: int = 10):
         error = exc
     outputs = [[o.get("text") or o.get("ename") for o in c.outputs] for c in nb.cells]
     assert boxes and not any(b.exists() for b in boxes), "the kernel's scratch folder was left"
+    if {"memory", "pids", "cpu"} <= set(sandbox.cgroup_support()[1]):
+        assert len(cgroups) == 3, "the kernel ran without its cgroup"
+    assert not [c for c in cgroups if c.exists()], "the kernel's cgroup was left"
+    if os.geteuid() == 0:
+        assert uids and not uid_processes(uids[0]), "processes outlived the kernel"
     return outputs, error
 
 
@@ -252,6 +504,48 @@ def test_kernel_runs_cells_interrupts_a_loop_and_cleans_up(usable, tmp_path):
                               "while True: pass", "print('after')"], timeout=5)
     assert error is None
     assert outputs == [["True\n"], ["KeyboardInterrupt"], ["after\n"]]
+
+
+def test_outputs_are_capped_while_they_stream(usable):
+    """A cell printing 20 MB leaves at most the cap in the grading process, with a note;
+    the next cell's output is whole. (And once the grader's kernel is ready, its sockets
+    folder on the host takes no file from the student.)"""
+    from grading.preprocessors import RobustExecute
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+                    "for i in range(2000):\n    print('x' * 9999, flush=True)"),
+                nbformat.v4.new_code_cell("print('after')"),
+                nbformat.v4.new_code_cell(
+                    "import os\nfrom ipykernel import get_connection_file\n"
+                    "try:\n"
+                    "    open(os.path.join(os.path.dirname(get_connection_file()), 'j'), 'w')\n"
+                    "    print('wrote beside the sockets')\n"
+                    "except OSError as exc:\n"
+                    "    print('refused', type(exc).__name__)")]
+    ex = RobustExecute(timeout=300, kernel_name="python3", max_cell_output_chars=1_000_000,
+                       kernel_manager_class=sandbox.SandboxKernelManager)
+    kept = []
+    real_output = RobustExecute.output
+
+    def spy(self, outs, msg, display_id, cell_index):  # what is held while the cell runs
+        out = real_output(self, outs, msg, display_id, cell_index)
+        if cell_index == 0:
+            kept.append(sum(len(o.get("text", "")) for o in outs))
+        return out
+
+    RobustExecute.output = spy
+    try:
+        ex.preprocess(nb, {"metadata": {"path": "."}})
+    finally:
+        RobustExecute.output = real_output
+    first = nb.cells[0].outputs
+    text = "".join(o.get("text", "") for o in first)
+    assert max(kept) <= 1_000_000 + 500, f"the grader held {max(kept):,} characters"
+    assert len(text) <= 1_000_000 + 500 and "output cut while the cell ran" in text
+    assert [o.get("text") for o in nb.cells[1].outputs] == ["after\n"]
+    if os.geteuid() == 0:
+        assert [o.get("text") for o in nb.cells[2].outputs] == ["refused PermissionError\n"]
 
 
 def test_kernel_death_is_seen_and_takes_everything_along(usable):
