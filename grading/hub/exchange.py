@@ -22,8 +22,9 @@ imports notebooks, not those two files).
 from __future__ import annotations
 
 import argparse
-import os
 import grp
+import os
+import pwd
 import shutil
 import sys
 import tempfile
@@ -31,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from grading.course import REPO  # noqa: E402
+from grading.course import LAYOUT, REPO  # noqa: E402
 from grading.course import nbgrader as _nbgrader  # noqa: E402
 from grading.workcopy import learner_version  # noqa: E402
 
@@ -82,9 +83,45 @@ def release(course: Path, assignment: str, exchange: Path = EXCHANGE) -> str:
     return p.stderr
 
 
+def set_aside_forged(exchange: Path, assignment: str,
+                     course_id: str = LAYOUT["course_id"]) -> list[str]:
+    """Hand-ins in the exchange's inbound folder that name a student with an account but are
+    owned by another account (inbound lets any student create a folder under any name, and
+    nbgrader's collect trusts the name): moved to inbound-set-aside/, never collected.
+    Returns a line for each, naming the hand-in, the student it claims and its owner."""
+    inbound = exchange / course_id / "inbound"
+    if not inbound.is_dir():
+        return []
+    aside = exchange / course_id / "inbound-set-aside"
+    found = []
+    for entry in sorted(inbound.iterdir()):
+        parts = entry.name.split("+")
+        if len(parts) < 3 or parts[1] != assignment:
+            continue
+        student = parts[0]
+        try:
+            claimed = pwd.getpwnam(student).pw_uid
+        except KeyError:
+            continue  # not an account on this machine: nothing to check it against
+        owner = entry.lstat().st_uid
+        if owner != claimed or entry.is_symlink():
+            try:
+                by = pwd.getpwuid(owner).pw_name
+            except KeyError:
+                by = f"uid {owner}"
+            aside.mkdir(mode=0o700, exist_ok=True)
+            entry.rename(aside / entry.name)
+            found.append(f"{entry.name}: claims to be {student}'s hand-in but belongs to {by}; "
+                         f"set aside in {aside}, not collected")
+    return found
+
+
 def collect(course: Path, assignment: str, exchange: Path = EXCHANGE) -> Path:
-    """nbgrader collect, into grading/hub/collected/<student>/<assignment>/ (latest hand-in)."""
+    """nbgrader collect, into grading/hub/collected/<student>/<assignment>/ (latest hand-in),
+    after setting aside hand-ins whose owner is not the student they name."""
     _check(course, assignment)
+    for line in set_aside_forged(exchange, assignment):
+        print(f"warning: {line}", file=sys.stderr)
     dest = course / COLLECTED
     p = nbgrader("collect", assignment, "--update",
                  f"--CourseDirectory.submitted_directory={dest}", root=course,
