@@ -13,7 +13,7 @@ _names = ("nbytes", "bandwidth_gb_s", "latency_us")
 
 def transfer_time(nbytes, bandwidth_gb_s, latency_us):
     for name, value in zip(_names, (nbytes, bandwidth_gb_s, latency_us)):
-        if value < 0 or (name == "bandwidth_gb_s" and value == 0):
+        if not (value > 0 if name == "bandwidth_gb_s" else value >= 0):  # NaN refused too
             raise ValueError(f"{name} is out of range")
     return 0.0
 
