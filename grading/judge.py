@@ -302,9 +302,9 @@ class JudgedExecute(RobustExecute):
         from jupyter_client.manager import AsyncKernelManager
         from nbclient import NotebookClient
 
-        # judges of one kind are interchangeable (noted now: starting a kernel adds to
-        # extra_arguments)
-        self._kind = (str(self._files), tuple(self.extra_arguments), self.timeout)
+        # judges of one kind are interchangeable (the configured kernel arguments are the
+        # same for the whole process; nbclient only appends its history-file one)
+        self._kind = (str(self._files), self.timeout)
         parked = _idle.pop(self._kind, None)
         if parked is not None and not run_sync(parked[0].is_alive)():
             _shutdown(*parked)
