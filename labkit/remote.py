@@ -20,6 +20,14 @@ passes to the learner's ``blocks`` runs in the learner's kernel. Changes the lea
 makes to those copies do not come back; a test step that needs them (a model the learner's
 step updates) is a function decorated with ``in_learner_kernel`` that returns what the
 verdict needs as plain data. Expected values and verdicts never go in.
+
+Test code does not go in either. A test that needs objects where the learner's code runs
+builds them there from library classes (``learner_side("torch.nn").Linear(3, 2)`` is a
+handle to a module made in the learner's kernel; what the learner's code does to it is read
+back as values), and an object the test observes the learner's code through (a stream, a
+clock, an op that notes when it ran) stays in the judge: ``owned(obj)`` sends it by
+reference, and every call the learner's code makes on it is served by the judge over a
+Unix socket, so the log of those calls lives where the student's code cannot reach it.
 """
 
 from __future__ import annotations
@@ -47,6 +55,40 @@ def in_learner_kernel(fn: Callable) -> Callable:
     if _session is None:
         return fn
     return _session.shipped(fn)
+
+
+def learner_side(module: str) -> Any:
+    """The module ``module`` where the learner's code runs: the module itself in the learner's
+    kernel; in trusted grading a handle to it inside the learner's kernel, so objects a test
+    builds from its classes live there (and come back as values when read)."""
+    if not _MODULE.fullmatch(module or ""):
+        raise ValueError(f"not a module name: {module!r}")
+    if _session is None:
+        import importlib
+        return importlib.import_module(module)
+    return Remote(("m", module), "module", False)
+
+
+def owned(obj: Any) -> Any:
+    """Mark ``obj`` as the test's own: returned unchanged. In trusted grading, when it is
+    passed to the learner's code (as an argument, or inside one, or in a closure), the
+    learner's code gets a stand-in whose calls and attribute reads run on ``obj`` in the
+    judge; the learner's kernel never holds ``obj`` or its code."""
+    if _session is not None:
+        _session.own(obj)
+    return obj
+
+
+def learner_cpu_seconds() -> float:
+    """CPU seconds used so far by the learner's code: in trusted grading read by the judge
+    from /proc for every process of the learner's kernel (its worker processes included);
+    in the learner's own kernel this process's CPU time (self-study: not a verdict)."""
+    if _session is None:
+        return time.process_time()
+    return _session.cpu_seconds()
+
+
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 class LearnerCodeError(Exception):
@@ -86,9 +128,14 @@ def _tensors_in(x: Any, depth: int = 0) -> list:
 
 class _Loader(pickle.Unpickler):
     def persistent_load(self, pid):
-        kind, key = pid
+        kind, key = pid[:2]
         if kind == "h":
             return _handles[key]
+        if kind == "m":
+            import importlib
+            return importlib.import_module(key)
+        if kind == "j":
+            return _JudgeObject(key, pid[2])
         import __main__
         try:
             return getattr(__main__, key)
@@ -146,6 +193,75 @@ def _serve(payload: str) -> str:
     except BaseException as exc:  # noqa: BLE001 (everything goes back to the judge)
         _args.clear()
         return json.dumps({"exc": _encode_exc(exc)})
+
+
+class _JudgeObject:
+    """Learner's side: stands in for an object the test owns (``owned``). Calls and attribute
+    reads go to the judge over a Unix socket (one connection per thread); arguments travel
+    as plain data (learner objects as handles), results come back pickled by the judge."""
+
+    __slots__ = ("_key", "_path")
+
+    def __init__(self, key: int, path: str):
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_path", path)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _ask(self._path, {"op": "getattr", "key": self._key, "name": name})
+
+    def __setattr__(self, name, value):
+        raise AttributeError("the test's objects are read-only where your code runs")
+
+    def __call__(self, *args, **kwargs):
+        return _ask(self._path, {"op": "call", "key": self._key,
+                                 "args": _encode(list(args), 0),
+                                 "kwargs": _encode(dict(kwargs), 0)})
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("the test's objects stay in the judge: they cannot be sent to another "
+                        "process (call them from the process that was given them)")
+
+    def __repr__(self):
+        return "<the test's object>"
+
+
+_local = None
+
+
+def _ask(path: str, request: dict) -> Any:
+    """Learner's side: one call on a test-owned object, answered by the judge."""
+    import socket
+    import struct
+    import threading
+
+    global _local
+    if _local is None:
+        _local = threading.local()
+    conn = getattr(_local, "conns", {}).get(path)
+    if conn is None:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(path)
+        _local.conns = {**getattr(_local, "conns", {}), path: conn}
+    body = json.dumps(request, allow_nan=True).encode()
+    conn.sendall(struct.pack("!Q", len(body)) + body)
+    size = struct.unpack("!Q", _recv_exactly(conn, 8))[0]
+    ok, value = _Loader(io.BytesIO(_recv_exactly(conn, size))).load()
+    if not ok:
+        raise value
+    return value
+
+
+def _recv_exactly(conn, n: int) -> bytes:
+    chunks, left = [], n
+    while left:
+        chunk = conn.recv(min(left, 1 << 20))
+        if not chunk:
+            raise ConnectionError("the judge closed the connection")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def _describe_args(given: list) -> list[dict]:
@@ -311,13 +427,15 @@ class Remote:
 class _Dumper:
     """cloudpickle, with Remote objects sent as references to the learner's objects."""
 
-    def __init__(self):
+    def __init__(self, owner: Any = None):
         import cloudpickle
 
         class Pickler(cloudpickle.CloudPickler):
             def persistent_id(self, obj):
                 if type(obj) is Remote:
                     return obj._target
+                if owner is not None and id(obj) in owner.owned:
+                    return ("j", id(obj), owner.path)
                 return None
 
         self.Pickler = Pickler
@@ -326,6 +444,11 @@ class _Dumper:
         buf = io.BytesIO()
         self.Pickler(buf, protocol=pickle.DEFAULT_PROTOCOL).dump(obj)
         return base64.b64encode(buf.getvalue()).decode("ascii")
+
+    def raw(self, obj) -> bytes:
+        buf = io.BytesIO()
+        self.Pickler(buf, protocol=pickle.DEFAULT_PROTOCOL).dump(obj)
+        return buf.getvalue()
 
 
 def _decode(x: Any, depth: int = 0, given: list | None = None) -> Any:
@@ -467,6 +590,17 @@ def _torch_dtype(name):
     return dtype
 
 
+def _plain_exception(exc: BaseException) -> BaseException:
+    """An exception of the test's object as the nearest built-in one, message only (nothing
+    of the judge's frames goes to the learner's code)."""
+    cls = next((k for k in type(exc).__mro__ if getattr(builtins, k.__name__, None) is k
+                and k.__name__ in _PLAIN_EXC), RuntimeError)
+    try:
+        return cls(str(exc)[:2000])
+    except Exception:  # noqa: BLE001 (a built-in with a special constructor)
+        return RuntimeError(str(exc)[:2000])
+
+
 def _exception(info: dict) -> BaseException:
     names = [n for n in _list(info.get("builtin", [])) if type(n) is str and n in _PLAIN_EXC]
     msg, kind = _str(info.get("msg", "")), _str(info.get("type", "Exception"))[:200]
@@ -532,20 +666,162 @@ class Session:
     """The judge's connection to the learner's kernel."""
 
     def __init__(self, connection: dict, pgid: int, pid: int, timeout: float):
+        import threading
+
         from jupyter_client import BlockingKernelClient
 
         self.kc = BlockingKernelClient()
         self.kc.load_connection_info(connection)
         self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
         self.pgid, self.pid, self.timeout = pgid, pid, timeout
-        self.dumper = _Dumper()
+        self.owned: dict[int, Any] = {}     # id -> the test's objects the learner may call
+        self._methods: dict[tuple, Any] = {}
+        self.folder = (os.path.dirname(connection.get("ip", "")) if
+                       connection.get("transport") == "ipc" else "")
+        self.path = ""
+        self._server = None
+        self._conns: list = []
+        self._main = threading.get_ident()
+        self.dumper = _Dumper(self)
         self.kc.execute("import labkit.remote as __labkit_remote", silent=True,
                         store_history=False)
 
     def close(self) -> None:
-        """Close the connection (its sockets and their zmq context)."""
+        """Close the connection (its sockets and their zmq context) and stop serving the
+        test's objects."""
         self.kc.stop_channels()
         self.kc.context.destroy(linger=0)
+        server, self._server = self._server, None
+        for sock in [server, *self._conns]:
+            if sock is not None:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+        if self.path:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+        self.owned.clear()
+        self._methods.clear()
+
+    # -- the test's own objects, served to the learner's code (``owned``) --------------
+    def own(self, obj: Any) -> None:
+        self.owned[id(obj)] = obj
+        if self._server is None:
+            self._listen()
+
+    def _listen(self) -> None:
+        import socket
+        import tempfile
+        import threading
+
+        folder = self.folder if self.folder and os.path.isdir(self.folder) else \
+            tempfile.mkdtemp(prefix="judge-objects-")
+        self.path = os.path.join(folder, f"judge-{os.getpid()}-{id(self) & 0xffffff:x}")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(self.path)
+        os.chmod(self.path, 0o666)   # the sandbox's uid connects to it
+        server.listen(64)
+        self._server = server
+        threading.Thread(target=self._accept, args=(server,), daemon=True,
+                         name="judge-objects").start()
+
+    def _accept(self, server) -> None:
+        import threading
+
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            self._conns.append(conn)
+            threading.Thread(target=self._serve_conn, args=(conn,), daemon=True,
+                             name="judge-objects-call").start()
+
+    def _serve_conn(self, conn) -> None:
+        import struct
+
+        try:
+            while True:
+                size = struct.unpack("!Q", _recv_exactly(conn, 8))[0]
+                if size > MAX_REPLY_BYTES:
+                    return
+                try:
+                    body = _recv_exactly(conn, size).decode("utf-8")
+                    out = (True, self._answer(body))
+                except (ConnectionError, OSError):
+                    return
+                except Exception as exc:  # noqa: BLE001 (goes back to the learner's code)
+                    out = (False, _plain_exception(exc))
+                try:
+                    data = self.dumper.raw(out)
+                except Exception as exc:  # noqa: BLE001
+                    data = self.dumper.raw((False, TypeError(
+                        f"the test's object returned something that cannot be sent: {exc}")))
+                conn.sendall(struct.pack("!Q", len(data)) + data)
+        except (ConnectionError, OSError, struct.error):
+            return
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def _answer(self, body: str) -> Any:
+        """One call or attribute read on a test-owned object, read from the learner's request
+        within the same bounds as its replies (plain data only)."""
+        _check_size(body)
+        req = json.loads(body)
+        if type(req) is not dict or type(req.get("key")) is not int:
+            raise ValueError("malformed request")
+        obj = self.owned.get(req["key"])
+        if obj is None:
+            raise ValueError("no such object of the test's")
+        if req.get("op") == "getattr":
+            name = req.get("name")
+            if type(name) is not str or name.startswith("_"):
+                raise AttributeError(f"no public attribute {str(name)[:80]!r}")
+            value = getattr(obj, name)
+            if callable(value):  # a method: a stand-in of its own
+                value = self._methods.setdefault((req["key"], name), value)
+                self.owned[id(value)] = value
+            return value
+        if req.get("op") == "call":
+            if not callable(obj):
+                raise TypeError("the test's object is not callable")
+            args, kwargs = _decode(req.get("args")), _decode(req.get("kwargs"))
+            if type(args) is not list or type(kwargs) is not dict or \
+                    any(type(k) is not str for k in kwargs):
+                raise ValueError("malformed call")
+            return obj(*args, **kwargs)
+        raise ValueError("unknown request")
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the learner's kernel and every process under it, read from /proc
+        (reaped children included, through their parents' cutime and cstime)."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        stats: dict[int, tuple[int, int]] = {}   # pid -> (ppid, ticks)
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(name)] = (int(fields[1]), sum(int(v) for v in fields[11:15]))
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _) in stats.items():
+            children.setdefault(ppid, []).append(pid)
+        total, todo = 0, [self.pid]
+        while todo:
+            pid = todo.pop()
+            if pid in stats:
+                total += stats[pid][1]
+                todo.extend(children.get(pid, []))
+        return total / ticks
 
     def _alive(self) -> bool:
         try:
@@ -555,6 +831,10 @@ class Session:
             return False
 
     def request(self, op: str, target: Any, data: Any) -> Any:
+        import threading
+
+        if threading.get_ident() != self._main:
+            raise RuntimeError("the test's objects cannot call back into the learner's code")
         given = _tensors_in(list(data)) if op in ("ship", "call") else []
         payload = self.dumper.dumps((op, target, data, [t.grad for t in given]))
         code = f"__labkit_reply = __labkit_remote._serve({payload!r})"

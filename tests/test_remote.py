@@ -28,6 +28,23 @@ class MyError(ValueError): pass
 def raises(): raise MyError("bad value")
 def loop(): time.sleep(600)
 def die(): os._exit(3)
+def in_threads(fn, n):
+    import threading
+    threads = [threading.Thread(target=fn, args=(i,)) for i in range(n)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    return repr(fn)
+def use_clock(clock):
+    clock.tick(2)
+    return clock.ticks, type(clock.tick).__name__
+def peek(obj, name): return getattr(obj, name)
+def train(model, x): model(x).sum().backward()
+def spin(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end: pass
+def send_on(obj):
+    import pickle
+    return pickle.dumps(obj)
 '''
 
 
@@ -38,7 +55,8 @@ def learner():
     info = {k: (v.decode() if isinstance(v, bytes) else v)
             for k, v in km.get_connection_info(session=False).items()}
     names = remote.connect(info, ["add_one_", "values", "liar", "raises", "loop", "die",
-                                  "Lies"], km.provisioner.pgid, km.provisioner.process.pid, 5.0)
+                                  "Lies", "in_threads", "use_clock", "peek", "train", "spin",
+                                  "send_on"], km.provisioner.pgid, km.provisioner.process.pid, 5.0)
     yield names, kc
     if remote._session is not None:
         remote._session.close()
@@ -113,6 +131,63 @@ def test_in_learner_kernel_ships_the_function_or_runs_it_here(learner):
         assert remote.in_learner_kernel(probe) is probe
     finally:
         remote._session = session           # the learner's own kernel
+
+
+class Clock:
+    def __init__(self):
+        self.ticks, self._secret = 0, "hidden constant"
+
+    def tick(self, n):
+        if n < 0:
+            raise ValueError("n must not be negative")
+        self.ticks += n
+
+
+def test_calls_on_the_tests_objects_are_served_by_the_judge(learner):
+    names, _ = learner
+    log = []
+    fn = remote.owned(lambda i: log.append(i))   # the lambda stays here: only calls cross
+    seen = names["in_threads"](fn, 8)
+    assert sorted(log) == list(range(8)) and seen == "<the test's object>"
+    clock = remote.owned(Clock())
+    assert names["use_clock"](clock) == (2, "_JudgeObject") and clock.ticks == 2
+    with pytest.raises(AttributeError):
+        names["peek"](clock, "_secret")          # nothing private is served
+    with pytest.raises(TypeError):
+        names["send_on"](clock)                  # the stand-in cannot be sent on
+
+
+def test_errors_of_the_tests_objects_reach_the_learners_code_as_builtins(learner):
+    names, _ = learner
+    clock = remote.owned(Clock())
+    with pytest.raises(ValueError, match="must not be negative"):
+        names["peek"](clock, "tick")(-1)
+
+
+def test_objects_built_where_the_learners_code_runs_come_back_as_values(learner):
+    names, _ = learner
+    nn = remote.learner_side("torch.nn")
+    model = nn.Linear(3, 2)
+    assert isinstance(model, remote.Remote)
+    weight = model.weight
+    names["train"](model, torch.ones(1, 3))
+    grad = remote.learner_side("operator").attrgetter("weight.grad")(model)
+    assert isinstance(weight, torch.Tensor) and torch.equal(grad, torch.ones(2, 3))
+    session, remote._session = remote._session, None
+    try:
+        assert remote.learner_side("torch.nn") is torch.nn   # the learner's own kernel
+        assert remote.owned(log := []) is log
+    finally:
+        remote._session = session
+    with pytest.raises(ValueError):
+        remote.learner_side("os; import sys")
+
+
+def test_cpu_seconds_of_the_learners_code_are_read_from_outside(learner):
+    names, _ = learner
+    before = remote.learner_cpu_seconds()
+    names["spin"](0.6)
+    assert remote.learner_cpu_seconds() - before >= 0.5
 
 
 FLOOD = '''
