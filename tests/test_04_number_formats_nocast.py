@@ -59,7 +59,9 @@ def test_casts_are_reported(body):
 def test_integer_code_and_mere_mentions_pass():
     body = INTEGER_ONLY + """
     drop = torch.finfo(torch.float32).bits - torch.finfo(torch.bfloat16).bits
-    half = torch.tensor([0x3F80], dtype=torch.int16).view(torch.bfloat16)
+    half = torch.tensor([0x3F80], dtype=torch.int16).view(torch.bfloat16).float()
+    if x.dtype == torch.bfloat16 or x.dtype in (torch.float16, torch.bfloat16):
+        raise TypeError("x must be float32")
     if x.dtype != torch.float32:
         raise TypeError(f"x must be float32, not bfloat16: got {x.dtype}")
     n = getattr(x, "shape")

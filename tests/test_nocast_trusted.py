@@ -1,0 +1,276 @@
+"""labkit.nocast on the trusted side: the judge reads the cells as handed in
+(labkit.remote.learner_sources) and follows everything round_to_bf16 can reach.
+
+Each attack below hides a cast to bfloat16 where a reading of ``def`` bodies alone misses
+it (a lambda-bound helper, an alias, a computed attribute name, a class, a decorator, a
+module-level patch of a library or of the in-kernel guard); each must be reported. Correct
+answers that merely name the dtype (an input check, a message, finfo, integer bits viewed
+as bfloat16 and read straight back) must not be.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+import torch
+
+from labkit.nocast import source_casts, submitted_casts
+
+ROOT = Path(__file__).resolve().parent.parent
+SETUP = "import math\nimport numpy as np\nimport torch\nimport labkit\nfrom labkit.checks import check_equal\n"
+HONEST = """
+def round_to_bf16(x):
+    bits = x.view(torch.int32)
+    out = ((bits + 0x7FFF + ((bits >> 16) & 1)) & -0x10000).view(torch.float32)
+    return torch.where(torch.isnan(x), x, out)
+"""
+
+
+def cells(*sources: str) -> list[str]:
+    return [SETUP] + [textwrap.dedent(s) for s in sources]
+
+
+def findings(*sources: str) -> list[str]:
+    return submitted_casts("round_to_bf16", cells(*sources), torch.bfloat16)
+
+
+ATTACKS = {
+    "lambda-bound helper": """
+        to_bf16 = lambda t: t.to(torch.bfloat16).float()
+        def round_to_bf16(x):
+            return to_bf16(x)
+        """,
+    "answer itself a lambda": "round_to_bf16 = lambda x: x.bfloat16().float()",
+    "alias of Tensor.to and a dtype kept aside": """
+        convert, DT = torch.Tensor.to, torch.bfloat16
+        def round_to_bf16(x):
+            return convert(x, DT).float()
+        """,
+    "computed attribute name": """
+        def round_to_bf16(x):
+            dt = torch.finfo(torch.bfloat16).dtype
+            return getattr(x, "t" + "o")(getattr(torch, dt)).float()
+        """,
+    "methodcaller": """
+        import operator
+        def round_to_bf16(x):
+            return operator.methodcaller("bfloat" + "16")(x).float()
+        """,
+    "class method": """
+        class Rounder:
+            def __call__(self, x):
+                return x.type(torch.BFloat16Tensor).float()
+        round_to_bf16 = Rounder()
+        """,
+    "method of a helper class": """
+        class Helper:
+            @staticmethod
+            def go(t):
+                return t.to(dtype=torch.bfloat16).float()
+        def round_to_bf16(x):
+            return Helper.go(x)
+        """,
+    "default argument": """
+        def round_to_bf16(x, _dt=torch.bfloat16):
+            return x.to(_dt).float()
+        """,
+    "decorator": """
+        def cast_first(fn):
+            return lambda x: fn(x.to(torch.bfloat16).float())
+        @cast_first
+        def round_to_bf16(x):
+            return x.clone()
+        """,
+    "helper redefined in a later cell": (
+        "def helper(x):\n    return x.clone()\n",
+        "helper = lambda x: x.to(torch.bfloat16).float()\n"
+        "def round_to_bf16(x):\n    return helper(x)\n"),
+    "helper put in a list at module level": """
+        HELPERS = []
+        HELPERS.append(lambda t: t.to(torch.bfloat16).float())
+        def round_to_bf16(x):
+            return HELPERS[0](x)
+        """,
+    "helper planted through globals()": """
+        globals()["helper"] = lambda t: t.to(torch.bfloat16).float()
+        def round_to_bf16(x):
+            return helper(x)
+        """,
+    "bfloat16 buffer from integer bits, filled by copy_": """
+        def round_to_bf16(x):
+            buf = torch.zeros(x.shape, dtype=torch.int16).view(torch.bfloat16)
+            buf.copy_(x)
+            return buf.float()
+        """,
+    "type named in a string": """
+        def round_to_bf16(x):
+            return x.type("torch.BFloat16Tensor").float()
+        """,
+    "autocast": """
+        def round_to_bf16(x):
+            with torch.autocast("cpu"):
+                y = x.reshape(-1, 1) @ torch.ones(1, 1)
+            return y.float().reshape(x.shape)
+        """,
+    "autocast entered at module level": """
+        torch.autocast("cpu").__enter__()
+        def round_to_bf16(x):
+            return (x.reshape(-1, 1) @ torch.ones(1, 1)).float().reshape(x.shape)
+        """,
+    "matmul precision switched at module level": """
+        torch.backends.mkldnn.matmul.fp32_precision = "bf" "16"
+        def round_to_bf16(x):
+            return (x.reshape(-1, 1) @ torch.ones(1, 1)).reshape(x.shape)
+        """,
+    "in-kernel guard patched, cast in a lambda (issue 21)": """
+        import labkit.nocast
+        import contextlib
+        labkit.nocast.forbid_casts = lambda *a, **k: contextlib.nullcontext()
+        _r = lambda t: t.to(torch.bfloat16).float()
+        def round_to_bf16(x):
+            return _r(x)
+        """,
+    "Tensor operator patched": """
+        torch.Tensor.__and__ = lambda a, b: a.view(torch.float32).to(torch.float16)
+        """ + HONEST,
+    "dispatch mode entered at module level": """
+        from torch.utils._python_dispatch import TorchDispatchMode
+        class M(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+        M().__enter__()
+        """ + HONEST,
+    "pickled dtype": """
+        import pickle, base64
+        DT = pickle.loads(base64.b64decode(b"gASVFgAAAAAAAACMBXRvcmNolIwIYmZsb2F0MTaUk5Qu"))
+        def round_to_bf16(x):
+            return x.to(DT).float()
+        """,
+    "thread": """
+        from concurrent.futures import ThreadPoolExecutor
+        def round_to_bf16(x):
+            return ThreadPoolExecutor(1).submit(lambda: x.to(torch.bfloat16)).result().float()
+        """,
+    "code run from a string": """
+        def round_to_bf16(x):
+            return eval("x.to(torch." + "bfloat16).float()")
+        """,
+    "magic": """
+        def round_to_bf16(x):
+            get_ipython().run_cell("y = x.bfloat16()")
+            return x
+        """,
+    "star import": """
+        from torch import *
+        def round_to_bf16(x):
+            return x.to(bfloat16).float()
+        """,
+    "torch internals": """
+        def round_to_bf16(x):
+            return torch.ops.aten._to_copy(x, dtype=torch.float16).float()
+        """,
+    "ml_dtypes through numpy": """
+        import ml_dtypes
+        def round_to_bf16(x):
+            return torch.from_numpy(x.numpy().astype(ml_dtypes.bfloat16).astype(np.float32))
+        """,
+    "name from nowhere": """
+        def round_to_bf16(x):
+            return secret_helper(x)
+        """,
+}
+
+
+@pytest.mark.parametrize("code", list(ATTACKS.values()), ids=list(ATTACKS))
+def test_hidden_casts_are_reported(code):
+    sources = code if isinstance(code, tuple) else (code,)
+    found = findings(*sources)
+    assert found, "no finding for:\n" + "\n".join(sources)
+
+
+HONEST_WAYS = {
+    "integer code": HONEST,
+    "input check naming the dtype": """
+        def round_to_bf16(x):
+            if not isinstance(x, torch.Tensor) or x.dtype in (torch.bfloat16, torch.float16):
+                raise TypeError(f"x must be float32, not {torch.bfloat16} or float16: got {x.dtype}")
+            assert x.dtype == torch.float32, "bfloat16 input: convert it first"
+            bits = x.view(torch.int32)
+            out = ((bits + 0x7FFF + ((bits >> 16) & 1)) & -0x10000).view(torch.float32)
+            return torch.where(torch.isnan(x), x, out)
+        """,
+    "finfo and int16 bits viewed as bfloat16, read back": """
+        DROP = torch.finfo(torch.float32).bits - torch.finfo(torch.bfloat16).bits
+        def _upper(bits):
+            return ((bits + (1 << (DROP - 1)) - 1 + ((bits >> DROP) & 1)) >> DROP).to(torch.int16)
+        def round_to_bf16(x):
+            \"\"\"Round to bfloat16 by integer operations (no conversion to bfloat16).\"\"\"
+            top = _upper(x.view(torch.int32))
+            return torch.where(x.isnan(), x, top.view(torch.bfloat16).float())
+        """,
+    "helpers, lambdas and a class": """
+        MASK = -0x10000
+        half_step = lambda lsb: 0x7FFF + lsb
+        class Bits:
+            def __init__(self, x):
+                self.bits = x.view(torch.int32)
+            def rounded(self):
+                return (self.bits + half_step((self.bits >> 16) & 1)) & MASK
+        def round_to_bf16(x):
+            return torch.where(torch.isnan(x), x, Bits(x).rounded().view(torch.float32))
+        """,
+    "pure Python with struct and numpy": """
+        import struct
+        def round_to_bf16(x):
+            out = []
+            for v in x.reshape(-1).tolist():
+                b = struct.unpack("<I", struct.pack("<f", v))[0]
+                if (b & 0x7F800000) != 0x7F800000 or not (b & 0x7FFFFF):
+                    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+                out.append(b)
+            return torch.from_numpy(np.array(out, dtype=np.uint32).view(np.float32)).reshape(x.shape)
+        """,
+}
+
+
+@pytest.mark.parametrize("code", list(HONEST_WAYS.values()), ids=list(HONEST_WAYS))
+def test_honest_answers_pass(code):
+    assert findings(code) == []
+
+
+def test_the_course_notebook_as_handed_in_passes():
+    """Every non-test cell of the solution notebook (demos that cast to bfloat16 included):
+    round_to_bf16 reaches none of the casts and nothing patches a library."""
+    nb = nbformat.read(ROOT / "solutions" / "04_number_formats" / "04_number_formats.ipynb",
+                       as_version=4)
+    sources = [c.source for c in nb.cells if c.cell_type == "code"
+               and not c.metadata.get("nbgrader", {}).get("grade")]
+    assert submitted_casts("round_to_bf16", sources, torch.bfloat16) == []
+    # ...and the same notebook with a lambda-bound cast behind the answer is caught
+    sources.append("_cast = lambda t: t.to(torch.bfloat16).float()\n"
+                   "def round_to_bf16(x):\n    return _cast(x)\n")
+    assert submitted_casts("round_to_bf16", sources, torch.bfloat16)
+
+
+def test_a_missing_answer_is_reported():
+    assert "not defined" in findings("x = 1")[0]
+
+
+def test_findings_name_the_code():
+    found = findings(ATTACKS["lambda-bound helper"])
+    assert any("t.to(torch.bfloat16)" in f for f in found), found
+
+
+def test_remote_goes_to_the_submitted_cells(monkeypatch):
+    """source_casts on a judge-side proxy reads learner_sources(), not the learner's kernel."""
+    from labkit import remote
+
+    proxy = remote.Remote(("n", "round_to_bf16"))
+    monkeypatch.setattr(remote, "learner_sources",
+                        lambda: cells(ATTACKS["lambda-bound helper"]))
+    assert source_casts(proxy, torch.bfloat16)
+    monkeypatch.setattr(remote, "learner_sources", lambda: cells(HONEST))
+    assert source_casts(proxy, torch.bfloat16) == []
