@@ -13,6 +13,10 @@ every cell of a submission in order, but in two kernels:
   data) are run in the judge from the instructor's copy of the notebook, not the
   learner's.
 
+Learner cells after the first test cell still run (a later answer may need them), but
+nothing they output is kept: the learner's kernel has seen the tests' arguments by then,
+and a cell that printed them would carry hidden tests' inputs into the feedback.
+
 So the checks, ``numpy.testing``, ``math.isclose``, builtins and IPython itself are the
 judge's own: no transformer, patch, lying object or forged output in the learner's kernel
 reaches them. nbgrader then scores the test cells from the judge's outputs, as usual.
@@ -51,6 +55,8 @@ BUILTINS = set(dir(builtins))
 JUDGE_BOOT = "import numpy, torch, labkit.remote; labkit.remote.judge_snapshot()"
 RESET = "__import__('labkit.remote', fromlist=['judge_reset']).judge_reset(get_ipython())"
 _idle: dict[tuple, tuple] = {}   # one parked judge (kernel manager, folder) per kind
+NOT_KEPT = ("[output not kept in the graded copy: this cell ran after tests had called your "
+            "code; your own notebook shows it]\n")
 # Where each graded notebook's time went, one JSON line per notebook, appended to the file
 # this variable names (benchmarks/grading_throughput.py reads it); unset: nothing written.
 TIMINGS_ENV = "COURSE_GRADING_TIMINGS"
@@ -210,6 +216,7 @@ class JudgedExecute(RobustExecute):
         self._plan = Plan.from_notebook(self._source / f"{name}.ipynb")
         self._judge = None
         self._judge_ran: set[str] = set()
+        self._tested = False   # a test cell has run: it may have called the learner's code
         self._judge_dir = None
         self._ran = 0
         self._seconds: dict[str, float] = {}
@@ -253,9 +260,14 @@ class JudgedExecute(RobustExecute):
         if cell.cell_type != "code" or gid not in self._plan.tests:
             with self._clock("learner: cells"):
                 cell, resources = super().preprocess_cell(cell, resources, index)
+            if self._tested and cell.cell_type == "code" and cell.get("outputs"):
+                # whatever the learner's kernel saw of the tests' calls (their arguments)
+                # could be printed here: nothing it outputs from now on is kept
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=NOT_KEPT)]
         else:
             with self._clock("judge: test cells"):
                 cell, resources = self._judge_cell(cell, resources, index)
+            self._tested = True
         # two kernels count their cells apart (1, 2, 3 and 1, 2): a cell that ran is
         # numbered in the order the notebook ran, so each prompt number shows once
         if cell.cell_type == "code" and cell.get("execution_count") is not None:

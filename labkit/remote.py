@@ -943,6 +943,8 @@ def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: fl
         _session.close()
     _session = Session(connection, pgid, pid, timeout)
     _session.sources = list(sources)
+    if _fresh is not None:  # every student's tests draw the same numbers, whatever the
+        _restore_generators()  # first connection of this judge drew while setting up
     return {name: Remote(("n", name)) for name in names}
 
 
@@ -1015,6 +1017,18 @@ def _course_module(name: str, module: Any, roots: tuple[str, ...]) -> bool:
     return name.split(".")[0] == "labkit" or (bool(path) and not path.startswith(roots))
 
 
+def _restore_generators() -> None:
+    import random
+
+    import numpy
+    import torch
+
+    random.setstate(_fresh["random"])
+    numpy.random.set_state(_fresh["numpy"])
+    if not torch.equal(torch.random.get_rng_state(), _fresh["torch"]["rng"]):
+        torch.random.set_rng_state(_fresh["torch"]["rng"])
+
+
 def judge_reset(shell: Any) -> None:
     """Judge side, between two students: back to the state ``judge_snapshot`` noted. The
     session to the last student's kernel is closed, the namespace emptied (IPython's
@@ -1023,11 +1037,9 @@ def judge_reset(shell: Any) -> None:
     installation dropped, and the working folder, environment, random generators and
     torch's global settings put back."""
     global _session
-    import random
     import sys
     import sysconfig
 
-    import numpy
 
     if _fresh is None:
         raise RuntimeError("judge_snapshot() was not called when this judge booted")
@@ -1046,8 +1058,7 @@ def judge_reset(shell: Any) -> None:
     os.chdir(_fresh["cwd"])
     os.environ.clear()
     os.environ.update(_fresh["env"])
-    random.setstate(_fresh["random"])
-    numpy.random.set_state(_fresh["numpy"])
+    _restore_generators()
     _set_torch_state(_fresh["torch"])
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")

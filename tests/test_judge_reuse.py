@@ -18,11 +18,12 @@ def _meta(**kw) -> dict:
                          "solution": False, **kw}}
 
 
-def _notebook(answer: str) -> nbformat.NotebookNode:
+def _notebook(answer: str, after: str = "") -> nbformat.NotebookNode:
     setup = nbformat.v4.new_code_cell("import torch\nSHARED = torch.zeros(3)",
                                       metadata=_meta(grade_id="setup", locked=True))
     solution = nbformat.v4.new_code_cell(
-        "def touch(t):\n    ### BEGIN SOLUTION\n" + answer + "\n    ### END SOLUTION",
+        "def touch(t, op=None):\n    if op is not None:\n        op()\n"
+        "    ### BEGIN SOLUTION\n" + answer + "\n    ### END SOLUTION",
         metadata=_meta(grade_id="touch", solution=True))
     # Everything an earlier student's grading could leave behind in a reused judge: a name,
     # a changed given tensor (an in-place answer's write-back), a module attribute, a
@@ -38,7 +39,9 @@ def _notebook(answer: str) -> nbformat.NotebookNode:
         "assert not os.path.exists('left.txt'), 'a file from an earlier grading'\n"
         "assert 'LEFT' not in os.environ, 'an environment variable from an earlier grading'\n"
         "print('first draw', torch.rand(1).item(), random.random())\n"
-        "result = touch(SHARED)\n"
+        "calls = []\n"
+        "result = touch(SHARED, labkit.remote.owned(lambda: calls.append(os.getpid())))\n"
+        "assert calls == [os.getpid()], f'the test-owned op ran elsewhere: {calls}'\n"
         "leftover = 1\n"
         "labkit.checks.mark = 1\n"
         "torch.set_default_dtype(torch.float64)\n"
@@ -46,8 +49,9 @@ def _notebook(answer: str) -> nbformat.NotebookNode:
         "os.environ['LEFT'] = '1'\n"
         "assert float(result) == 0.0, f'expected 0.0, got {result}'",
         metadata=_meta(grade_id="test_touch", grade=True, points=1, locked=True))
+    extra = [nbformat.v4.new_code_cell(after)] if after else []
     return nbformat.v4.new_notebook(
-        cells=[setup, solution, test],
+        cells=[setup, solution, test, *extra],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}})
 
@@ -65,15 +69,19 @@ def graded(tmp_path_factory):
     # carries the change back onto SHARED), the next ones are honest
     students = {"a-writes-in-place": "    t.add_(1.0)\n    return torch.zeros(())",
                 "b-honest": "    return t.sum()", "c-honest": "    return t.sum()"}
+    # c's own cell after the test prints what its kernel saw while the test called touch
+    after = {"c-honest": "print('seen by the kernel:', SEEN)"}
+    students["c-honest"] = "    global SEEN\n    SEEN = repr(op)\n    return t.sum()"
     for student, answer in students.items():
         dest = root / "grading" / "submitted" / student / ASSIGNMENT
         shutil.copytree(released, dest)
-        nbformat.write(_notebook(answer), str(dest / f"{ASSIGNMENT}.ipynb"))
+        nbformat.write(_notebook(answer, after.get(student, "")),
+                       str(dest / f"{ASSIGNMENT}.ipynb"))
     proc = nbgrader("autograde", ASSIGNMENT, "--force", root=root, db_url=db, timeout=900,
                     check=False)
     from nbgrader.api import Gradebook
 
-    scores, outputs = {}, {}
+    scores, outputs, later = {}, {}, {}
     with Gradebook(db) as gb:
         for student in students:
             sn = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
@@ -82,7 +90,8 @@ def graded(tmp_path_factory):
                                f"{ASSIGNMENT}.ipynb", as_version=4)
             outputs[student] = "".join(o.get("text", "") for o in nb.cells[2].outputs
                                        if o.get("output_type") == "stream")
-    return scores, outputs, proc.stdout + proc.stderr
+            later[student] = [o for c in nb.cells[3:] for o in c.get("outputs", [])]
+    return scores, outputs, proc.stdout + proc.stderr, later
 
 
 def _line(text: str, head: str) -> str:
@@ -90,14 +99,21 @@ def _line(text: str, head: str) -> str:
 
 
 def test_one_judge_served_every_student(graded):
-    _, outputs, log = graded
+    _, outputs, log, _ = graded
     pids = {_line(out, "judge pid") for out in outputs.values()}
     assert len(pids) == 1, f"expected one judge kernel for the run, saw {pids}\n{log[-3000:]}"
 
 
 def test_nothing_of_one_student_reaches_the_next(graded):
-    scores, outputs, log = graded
+    scores, outputs, log, _ = graded
     assert scores == {"a-writes-in-place": 1, "b-honest": 1, "c-honest": 1}, \
         f"{scores}\n{outputs}\n{log[-3000:]}"
     draws = {_line(out, "first draw") for out in outputs.values()}
-    assert len(draws) == 1, f"the random generators were not put back between students: {draws}"
+    assert len(draws) == 1, f"the random generators were not put back between students: {outputs}"
+
+
+def test_learner_outputs_after_the_tests_called_its_code_are_not_kept(graded):
+    from grading.judge import NOT_KEPT
+
+    *_, later = graded
+    assert [o.get("text") for o in later["c-honest"]] == [NOT_KEPT]
