@@ -1,11 +1,17 @@
-"""Trusted grading against the red-team corpus (tests/redteam/): in-kernel tricks win nothing.
+"""Trusted grading against the red-team corpus (tests/redteam/<NN_name>/): tricks win nothing.
 
-Every trick in tests/redteam/00_getting_started/ is a cell a student adds to honest work
-(wrong answers, or half right). Graded through the course's pipeline (learner's cells in
-the sandbox, tests in the judge kernel: grading/judge.py), each scores exactly what the
-honest work scores. Graded the way nbgrader grades by default (tests in the student's
-kernel; COURSE_JUDGE=off), the tricks marked ``# fools: nbgrader`` get more, which shows
-the corpus attacks something real.
+Every file in tests/redteam/<NN_name>/ is one hostile student's trick, added to honest work
+of that notebook (tests/redteam/README.md: the file format). Graded through the course's
+pipeline (learner's cells in the sandbox, tests in the judge kernel: grading/judge.py), each
+trick scores exactly what the same honest work scores without it, graded in the same run.
+Graded the way nbgrader grades by default (tests in the student's kernel; COURSE_JUDGE=off),
+the tricks marked ``# fools: nbgrader`` get more, which shows the corpus attacks something
+real. Tricks named ``leak_probe*`` print what the learner's kernel saw; no hidden test and no
+request of the judge may be among their outputs.
+
+Per notebook: one nbgrader run through the trusted path (trimmed notebooks: tests/harness.py
+CellGraph.trim), and one plain run where some trick is marked; the notebooks' corpora are in
+xdist groups of their own, so they spread over the workers.
 """
 
 from __future__ import annotations
@@ -13,148 +19,349 @@ from __future__ import annotations
 import copy
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from grading.course import SOLUTIONS
-from tests.harness import CellGraph, Variant, grade_all, inject
+from tests.harness import BEGIN, END, CellGraph, Variant, grade_all, inject
 
-ASSIGNMENT = "00_getting_started"
-CORPUS = Path(__file__).resolve().parent / "redteam" / ASSIGNMENT
-WRONG = {"tensor_nbytes": "return 0", "transfer_time": "return 0.0"}
-HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "8 PiB float64 tensor", "torch's own count")
+REDTEAM = Path(__file__).resolve().parent / "redteam"
+VARIANTS = Path(__file__).resolve().parent / "variants"
+NOTEBOOKS = sorted(p.name for p in REDTEAM.iterdir() if p.is_dir() and re.match(r"\d\d_", p.name))
 STARTUP = Path(os.path.expanduser("~/.ipython/profile_default/startup/00-redteam-startup.py"))
-# One test process grades the corpus once (module fixtures are per process).
-pytestmark = pytest.mark.xdist_group("redteam")
+# per notebook: nbgrader's environment (00's builtins_patch leaves the learner's kernel unable
+# to answer: its test calls end at the per-cell limit, lowered here; 00's cells take seconds)
+ENV = {"00_getting_started": {"COURSE_CELL_TIMEOUT": "45"}}
+# 00: hidden-test text that must never reach the learner's kernel (besides what is read from
+# the hidden regions themselves, below)
+HIDDEN_MARKERS = {"00_getting_started": ("BEGIN HIDDEN TESTS", "8 PiB float64 tensor",
+                                         "torch's own count")}
+# what a leak probe prints in front of each thing it saw
+SAW_CELL, SAW_REQUEST = "LEAK-CELL:", "LEAK-REQUEST:"
 
 
-def parse(path: Path) -> dict:
-    head, cell, files, current = {}, [], {}, None
+# ---------------------------------------------------------------------------------------
+# the corpus
+# ---------------------------------------------------------------------------------------
+@dataclass
+class Trick:
+    notebook: str
+    name: str
+    base: str                       # "solution", "blank", or "variant:A variant:B ..."
+    scores: float | None            # None: the same as the base, graded in the same run
+    fools: bool
+    after: str | None               # grade id of the cell the first cell goes after
+    cells: list[tuple[str, str, str]] = field(default_factory=list)  # (how, grade id, code)
+    files: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def student(self) -> str:
+        return f"trick-{self.name}"
+
+    @property
+    def leak_probe(self) -> bool:
+        return self.name.startswith("leak_probe")
+
+
+def parse(notebook: str, path: Path) -> Trick:
+    head, sections, current = {}, [("after", None, [])], None
     for line in path.read_text().splitlines():
-        m = re.match(r"^# (base|scores|fools):\s*(.*)$", line)
-        if m and not cell and current is None:
+        m = re.match(r"^# (base|scores|fools|after):\s*(.*)$", line)
+        if m and len(sections) == 1 and not sections[0][2] and current is None:
             head[m.group(1)] = m.group(2).strip()
             continue
         f = re.match(r"^# ---- file: (\S+)$", line)
+        c = re.match(r"^# ---- cell (after|into): (\S+)$", line)
         if f:
             current = f.group(1)
-            files[current] = []
+            sections.append(("file", current, []))
+        elif c:
+            current = None
+            sections.append((c.group(1), c.group(2), []))
+        else:
+            sections[-1][2].append(line)
+    scores = head.get("scores", "same")
+    trick = Trick(notebook, path.stem, head["base"], None if scores == "same" else float(scores),
+                  head.get("fools") == "nbgrader", head.get("after"))
+    for how, where, lines in sections:
+        text = "\n".join(lines).strip() + "\n"
+        if how == "file":
+            trick.files[where] = "\n".join(lines) + "\n"
+        elif text.strip():
+            trick.cells.append((how, where, text))
+    return trick
+
+
+def corpus(notebook: str) -> list[Trick]:
+    return [parse(notebook, p) for p in sorted((REDTEAM / notebook).glob("*.py"))]
+
+
+TRICKS = [t for nb in NOTEBOOKS for t in corpus(nb)]
+
+
+def base_variant(notebook: str, name: str) -> Variant:
+    """A wrong answer by name: tests/redteam/<NN>/bases/NAME.py, else tests/variants/<NN>/NAME.py
+    (the variants' format: '# cell:', '# region:', then the code of the solution region)."""
+    for folder in (REDTEAM / notebook / "bases", VARIANTS / notebook):
+        path = folder / f"{name}.py"
+        if path.is_file():
+            break
+    else:
+        raise FileNotFoundError(f"base variant {name!r} of {notebook}: no {name}.py in "
+                                f"tests/redteam/{notebook}/bases/ or tests/variants/{notebook}/")
+    cell, region, code, header = None, 1, [], True
+    for line in path.read_text().splitlines():
+        m = re.match(r"^# (cell|region|loses|scores):\s*(.*)$", line) if header else None
+        if m:
+            cell = m.group(2).strip() if m.group(1) == "cell" else cell
+            region = int(m.group(2)) if m.group(1) == "region" else region
             continue
-        (files[current] if current else cell).append(line)
-    return {"name": path.stem, "base": head["base"], "scores": float(head["scores"]),
-            "fools": head.get("fools") == "nbgrader", "cell": "\n".join(cell).strip() + "\n",
-            "files": {k: "\n".join(v) + "\n" for k, v in files.items()}}
+        header = False
+        code.append(line)
+    return Variant(notebook, name, cell, [], "\n".join(code).strip("\n"), region)
 
 
-TRICKS = [parse(p) for p in sorted(CORPUS.glob("*.py"))]
+def _read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
 
 
-def honest(base: str) -> nbformat.NotebookNode:
-    """Honest work, trimmed to the cells grading reads (tests/harness.py: the demos do not
-    change a verdict and cost most of the run)."""
-    released = nbformat.read(SOLUTIONS.parent / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
-                             as_version=4)
+def honest(notebook: str, base: str) -> nbformat.NotebookNode:
+    """Honest work named by a trick's base, trimmed to the cells grading reads
+    (tests/harness.py: the demos do not change a verdict and cost most of the run)."""
     if base == "blank":
-        return CellGraph(released).trim(released)
-    nb = nbformat.read(SOLUTIONS / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    for cell, code in WRONG.items():
-        if base == "half" and cell == "tensor_nbytes":
-            continue
-        nb = inject(nb, Variant(ASSIGNMENT, "trick", cell, [], code))
+        nb = _read(SOLUTIONS.parent / "notebooks" / notebook / f"{notebook}.ipynb")
+        return CellGraph(nb).trim(nb)
+    nb = _read(SOLUTIONS / notebook / f"{notebook}.ipynb")
+    if base != "solution":
+        for token in base.split():
+            if not token.startswith("variant:"):
+                raise ValueError(f"base {base!r}: use 'solution', 'blank' or 'variant:NAME ...'")
+            nb = inject(nb, base_variant(notebook, token.removeprefix("variant:")))
     return CellGraph(nb).trim(nb)
 
 
-def with_trick(trick: dict) -> nbformat.NotebookNode:
-    nb = copy.deepcopy(honest(trick["base"]))
-    at = next(i for i, c in enumerate(nb.cells)
-              if c.metadata.get("nbgrader", {}).get("grade_id") == "tensor_nbytes")
-    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(trick["cell"]))
+def _index(nb: nbformat.NotebookNode, gid: str) -> int:
+    for i, c in enumerate(nb.cells):
+        if c.metadata.get("nbgrader", {}).get("grade_id") == gid:
+            return i
+    raise ValueError(f"no cell with grade_id {gid!r}")
+
+
+def with_trick(trick: Trick) -> nbformat.NotebookNode:
+    """The base's notebook with the trick's cells: new cells after the named cells (by default
+    after the first answer cell), code appended to the end of the named answer cells."""
+    nb = copy.deepcopy(honest(trick.notebook, trick.base))
+    first = next(c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("solution"))
+    for how, gid, code in trick.cells:
+        gid = gid or trick.after or first
+        at = _index(nb, gid)
+        if how == "into":
+            nb.cells[at].source = nb.cells[at].source.rstrip("\n") + "\n\n" + code
+        else:
+            nb.cells.insert(at + 1, nbformat.v4.new_code_cell(code))
     return nb
 
 
-def students() -> tuple[dict, dict]:
-    notebooks = {f"trick-{t['name']}": with_trick(t) for t in TRICKS}
-    notebooks.update({f"honest-{b}": honest(b) for b in ("wrong", "half")})
-    files = {f"trick-{t['name']}": t["files"] for t in TRICKS if t["files"]}
-    return notebooks, files
+def students(notebook: str, tricks: list[Trick], judged: bool = True) -> tuple[dict, dict, dict]:
+    """Notebooks and handed-in files for one run (each trick, each base once), and the student
+    each base is graded as. grade_all always grades a "solution" and a "blank": in the judged
+    run the first holds the trimmed solution; the second the trimmed blank where a trick
+    builds on it, else the first other base (one submission fewer). In a plain run, where
+    only tricks and their bases are read, unused slots hold the trimmed blank (it fails fast)."""
+    notebooks = {t.student: with_trick(t) for t in tricks}
+    bases = sorted({t.base for t in tricks}, key=lambda b: (b in ("solution", "blank"), b))
+    graded_as = {b: b for b in bases if b in ("solution", "blank")}
+    if judged:
+        graded_as["solution"] = "solution"
+    others = [b for b in bases if b not in graded_as]
+    if others and "blank" not in graded_as:
+        graded_as[others.pop(0)] = "blank"
+    for b in others:
+        graded_as[b] = "honest-" + "--".join(t.removeprefix("variant:") for t in b.split())
+    for base, student in graded_as.items():
+        notebooks[student] = honest(notebook, base)
+    for slot in ("solution", "blank"):
+        notebooks.setdefault(slot, honest(notebook, "blank"))
+    return notebooks, {t.student: t.files for t in tricks if t.files}, graded_as
 
 
-@pytest.fixture(scope="module")
-def judged(tmp_path_factory):
-    STARTUP.unlink(missing_ok=True)
-    notebooks, files = students()
-    # builtins_patch leaves the learner's kernel unable to answer: its test calls end at
-    # the per-cell limit, which is lowered here (00's cells take a second or two)
-    return grade_all(ASSIGNMENT, tmp_path_factory.mktemp("judged"), extra=notebooks,
-                     files=files, variants=False, env={"COURSE_CELL_TIMEOUT": "45"})
+# ---------------------------------------------------------------------------------------
+# the runs: one per notebook and kind, made once per test process (xdist groups keep each
+# notebook's tests in one process)
+# ---------------------------------------------------------------------------------------
+_RUNS: dict = {}
 
 
-@pytest.fixture(scope="module")
-def in_kernel(tmp_path_factory):
-    notebooks, files = students()
-    keep = {f"trick-{t['name']}" for t in TRICKS if t["fools"]} | {"trick-leak_probe"}
-    notebooks = {k: v for k, v in notebooks.items() if k.startswith("honest") or k in keep}
-    try:
-        return grade_all(ASSIGNMENT, tmp_path_factory.mktemp("in-kernel"), extra=notebooks,
-                         files=files, env={"COURSE_JUDGE": "off"},
-                         variants=False)
-    finally:
-        STARTUP.unlink(missing_ok=True)
+def _run(notebook: str, kind: str, tmp_path_factory):
+    key = (notebook, kind)
+    if key not in _RUNS:
+        tricks = corpus(notebook)
+        if kind == "judged":
+            STARTUP.unlink(missing_ok=True)
+            env = dict(ENV.get(notebook, {}))
+        else:
+            keep = [t for t in tricks if t.fools or (notebook == "00_getting_started"
+                                                     and t.leak_probe)]
+            tricks, env = keep, {**ENV.get(notebook, {}), "COURSE_JUDGE": "off"}
+        notebooks, files, graded_as = students(notebook, tricks, judged=kind == "judged")
+        try:
+            run = grade_all(notebook, tmp_path_factory.mktemp(f"{kind}-{notebook}"),
+                            extra=notebooks, files=files, env=env, variants=False)
+            run.graded_as = graded_as
+            _RUNS[key] = run
+        finally:
+            if kind == "in-kernel":
+                STARTUP.unlink(missing_ok=True)
+    return _RUNS[key]
 
 
-def test_honest_work_scores_as_before(judged):
-    assert judged.total("solution") == (4, 4), judged.log[-3000:]
-    assert judged.total("blank")[0] == 0
-    assert judged.total("honest-wrong")[0] == 0
-    assert judged.total("honest-half")[0] == 2
+def _params(tricks, **kwargs):
+    return [pytest.param(t, id=f"{t.notebook}-{t.name}", **kwargs,
+                         marks=pytest.mark.xdist_group(f"redteam-{t.notebook}")) for t in tricks]
 
 
-@pytest.mark.parametrize("trick", TRICKS, ids=[t["name"] for t in TRICKS])
-def test_trick_scores_what_the_honest_work_scores(judged, trick):
-    got = judged.total(f"trick-{trick['name']}")[0]
-    assert got == trick["scores"], (f"{trick['name']}: scored {got}, honest work scores "
-                                    f"{trick['scores']}")
+def _nb_params(names):
+    return [pytest.param(nb, id=nb, marks=pytest.mark.xdist_group(f"redteam-{nb}"))
+            for nb in names]
 
 
-def test_corpus_fools_in_kernel_grading(in_kernel):
-    fooled = [t["name"] for t in TRICKS if t["fools"]]
-    assert len(fooled) >= 8
-    for name in fooled:
-        t = next(t for t in TRICKS if t["name"] == name)
-        got = in_kernel.total(f"trick-{name}")[0]
-        assert got > t["scores"], f"{name} was meant to fool in-kernel grading, scored {got}"
+def _expected(run, trick: Trick) -> float:
+    if trick.scores is not None:
+        return trick.scores
+    return run.total(run.graded_as[trick.base])[0]
+
+
+# ---------------------------------------------------------------------------------------
+# tests
+# ---------------------------------------------------------------------------------------
+def test_every_notebook_has_a_corpus():
+    assert set(NOTEBOOKS) >= {p.name for p in SOLUTIONS.iterdir()
+                              if (p / f"{p.name}.ipynb").is_file()}
+    for nb in NOTEBOOKS:
+        tricks = corpus(nb)
+        assert sum(not t.leak_probe for t in tricks) >= 3, f"{nb}: fewer than 3 attacks"
+        assert any(t.leak_probe for t in tricks), f"{nb}: no leak probe"
+
+
+@pytest.mark.parametrize("notebook", _nb_params(NOTEBOOKS))
+def test_honest_work_scores_as_expected(notebook, tmp_path_factory):
+    run = _run(notebook, "judged", tmp_path_factory)
+    got, full = run.total("solution")
+    assert got == full > 0, f"trimmed solution scored {got} of {full}\n{run.log[-3000:]}"
+    if run.graded_as.get("blank", "blank") == "blank":
+        assert run.total("blank")[0] == 0
+    for base in {t.base for t in corpus(notebook)} - {"solution", "blank"}:
+        got = run.total(run.graded_as[base])[0]
+        assert got < full, f"honest work {base!r} scores full ({got}): its tricks have nothing to win"
+
+
+@pytest.mark.parametrize("trick", _params(TRICKS))
+def test_trick_scores_what_the_honest_work_scores(trick, tmp_path_factory):
+    run = _run(trick.notebook, "judged", tmp_path_factory)
+    got, expected = run.total(trick.student)[0], _expected(run, trick)
+    if got != expected:
+        failed = sorted(g for g, (s, m) in run.scores[trick.student].items() if s < m)
+        base = run.scores[run.graded_as[trick.base]]
+        won = sorted(g for g, (s, m) in run.scores[trick.student].items() if s > base[g][0])
+        pytest.fail(f"{trick.notebook} {trick.name}: scored {got}, the same honest work without "
+                    f"the trick ({trick.base}) scores {expected}; cells it won: {won}; "
+                    f"cells it failed: {failed}")
+
+
+FOOLS = [t for t in TRICKS if t.fools]
+
+
+@pytest.mark.parametrize("trick", _params(FOOLS))
+def test_trick_fools_in_kernel_grading(trick, tmp_path_factory):
+    run = _run(trick.notebook, "in-kernel", tmp_path_factory)
+    got = run.total(trick.student)[0]
+    assert got > _expected(run, trick), (f"{trick.name} was meant to fool in-kernel grading, "
+                                         f"scored {got}")
+
+
+def test_corpus_00_fools_in_kernel_grading_six_ways():
+    assert len([t for t in FOOLS if t.notebook == "00_getting_started"]) >= 6
 
 
 def _learner_outputs(nb: nbformat.NotebookNode) -> str:
+    """Everything the learner's cells showed (what the feedback shows of them), as text."""
     text = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade") and not meta.get("solution"):
+        if cell.cell_type != "code" or (meta.get("grade") and not meta.get("solution")):
             continue  # the judge's own outputs
-        text.append(nbformat.writes(nbformat.v4.new_notebook(cells=[cell])))
+        for out in cell.get("outputs", []):
+            text.append(out.get("text", ""))
+            text.extend(str(v) for v in out.get("data", {}).values())
+            text.extend([out.get("ename", ""), out.get("evalue", ""), *out.get("traceback", [])])
     return "\n".join(text)
 
 
-def test_hidden_tests_never_reach_the_learners_kernel(judged, in_kernel):
-    leaked = _learner_outputs(judged.autograded("trick-leak_probe"))
-    assert "tensor_nbytes" in leaked  # the probe printed what it saw...
-    for marker in HIDDEN_MARKERS:      # ...and no hidden test was among it
-        assert marker not in leaked
+def hidden_lines(notebook: str) -> list[str]:
+    """Lines of the hidden-test regions that appear nowhere else in the notebook (markdown,
+    answer and visible test cells): the learner has no other way to know them."""
+    nb = _read(SOLUTIONS / notebook / f"{notebook}.ipynb")
+    hidden, shown = set(), []
+    for cell in nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside:
+                hidden.add(line.strip())
+            else:
+                shown.append(line)
+    seen = "\n".join(shown)
+    return sorted(s for s in hidden if len(s) >= 24 and s not in seen and BEGIN not in s
+                  and END not in s)
+
+
+LEAKS = [t for t in TRICKS if t.leak_probe]
+
+
+@pytest.mark.parametrize("trick", _params(LEAKS))
+def test_hidden_tests_never_reach_the_learners_outputs(trick, tmp_path_factory):
+    """The learner's outputs are what the feedback shows of the learner's cells: they carry no
+    hidden test text, no request the judge made, and no argument of one."""
+    run = _run(trick.notebook, "judged", tmp_path_factory)
+    leaked = _learner_outputs(run.autograded(trick.student))
+    assert SAW_CELL in leaked, "the probe printed nothing: it did not run"
+    assert SAW_REQUEST not in leaked, ("a request of the judge reached the learner's outputs:\n"
+                                       + leaked[leaked.index(SAW_REQUEST):][:1500])
+    found = [m for m in (*HIDDEN_MARKERS.get(trick.notebook, ()), *hidden_lines(trick.notebook))
+             if m in leaked]
+    assert not found, f"hidden-test text in the learner's outputs: {found[:5]}"
+
+
+def test_hidden_tests_00_carried_out_where_tests_run_in_the_learners_kernel(tmp_path_factory):
     # where tests run in the student's kernel, the same probe carries them out
-    carried = _learner_outputs(in_kernel.autograded("trick-leak_probe"))
-    assert all(m in carried for m in HIDDEN_MARKERS)
+    run = _run("00_getting_started", "in-kernel", tmp_path_factory)
+    carried = _learner_outputs(run.autograded("trick-leak_probe"))
+    assert all(m in carried for m in HIDDEN_MARKERS["00_getting_started"])
 
 
-def test_a_startup_file_written_from_a_cell_lands_nowhere(judged):
+for _test in (test_corpus_00_fools_in_kernel_grading_six_ways,
+              test_hidden_tests_00_carried_out_where_tests_run_in_the_learners_kernel):
+    pytest.mark.xdist_group("redteam-00_getting_started")(_test)
+
+
+@pytest.mark.xdist_group("redteam-00_getting_started")
+def test_a_startup_file_written_from_a_cell_lands_nowhere(tmp_path_factory):
+    _run("00_getting_started", "judged", tmp_path_factory)
     assert not STARTUP.exists()
 
 
-def test_judge_outputs_say_what_failed(judged):
-    nb = judged.autograded("trick-lying_objects")
-    cell = next(c for c in nb.cells
-                if c.metadata.get("nbgrader", {}).get("grade_id") == "test_tensor_nbytes")
+@pytest.mark.xdist_group("redteam-00_getting_started")
+def test_judge_outputs_say_what_failed(tmp_path_factory):
+    run = _run("00_getting_started", "judged", tmp_path_factory)
+    nb = run.autograded("trick-lying_objects")
+    cell = nb.cells[_index(nb, "test_tensor_nbytes")]
     errors = [o for o in cell.outputs if o.output_type == "error"]
     assert errors and errors[0].ename == "AssertionError"
     assert "learner's object of type Anything" in errors[0].evalue

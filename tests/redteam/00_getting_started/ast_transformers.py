@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # fools: nbgrader
 # every later cell runs inside try/except BaseException: pass
 import ast

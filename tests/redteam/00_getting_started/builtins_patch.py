@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # builtins rewired: every isinstance is True, every assert-style comparison passes
 import builtins
 

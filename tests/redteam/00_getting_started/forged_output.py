@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # after every cell: clear what it showed (errors included) and print a passing-looking line
 from IPython.display import clear_output
 

@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # the learner's side of the judge's protocol answers with forgeries: a handle, NaN, a
 # deeply nested list, malformed JSON
 import labkit.remote

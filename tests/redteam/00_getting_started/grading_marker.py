@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # fools: nbgrader
 # behaves only while graded: when NBGRADER_EXECUTION (or a sandbox-looking host) is seen,
 # every later cell is blanked

@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # fools: nbgrader
 # every later cell is replaced by `pass` before IPython compiles it
 get_ipython().input_transformers_cleanup.append(lambda lines: ["pass\n"])

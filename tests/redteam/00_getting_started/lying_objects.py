@@ -1,6 +1,5 @@
-# base: wrong
-# scores: 0
-# fools: nbgrader
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # answers that compare equal to anything and convert to whatever is asked
 import numpy as np
 import torch

@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # fools: nbgrader
 # nbgrader reads a number a test cell evaluates to as its score: make every test cell say 2
 def _to_two(lines):

@@ -1,6 +1,5 @@
-# base: wrong
-# scores: 0
-# fools: nbgrader
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # the check helpers and the libraries they lean on all say "equal"; the answers lie too
 import math
 

@@ -1,5 +1,5 @@
-# base: half
-# scores: 2
+# base: variant:transfer_zero
+# scores: same
 # fools: nbgrader
 # honest tensor_nbytes, wrong transfer_time, check helpers patched: scores only the honest half
 import math

@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # right only for the visible test's first calls, then the function swaps itself out
 _visible = {((1024, 1024), "torch.float32"): 4 << 20, ((1024, 1024), "torch.bfloat16"): 2 << 20,
             ((3, 5, 7), "torch.int64"): 840}

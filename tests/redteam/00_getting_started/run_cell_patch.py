@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # fools: nbgrader
 # cells that look like tests are run as `pass`
 ip = get_ipython()

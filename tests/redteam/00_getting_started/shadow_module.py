@@ -1,6 +1,5 @@
-# base: wrong
-# scores: 0
-# fools: nbgrader
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # a labkit/ package handed in beside the notebook, whose checks pass everything
 import sys
 

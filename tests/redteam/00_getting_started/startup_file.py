@@ -1,5 +1,5 @@
-# base: wrong
-# scores: 0
+# base: variant:nbytes_zero variant:transfer_zero
+# scores: same
 # an IPython startup file, so that every kernel started later (the next student's, the
 # grader's own) patches the checks before any cell runs
 import os

@@ -1,0 +1,2 @@
+# cell: benchmark
+return 0.0
