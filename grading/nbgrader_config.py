@@ -67,7 +67,7 @@ c.IgnorePattern.pattern = r"(?m)^.*:\d+: \w*Warning: "
 
 # The Validate button says what `make validate` says about a failed test cell, one line
 # ("not done yet: ..." on a blank notebook), not a traceback per cell (grading/validate.py).
-from grading.validate import brief_errors  # noqa: E402
+from labkit.validation import brief_errors  # noqa: E402
 
 c.Validator.Execute.on_cell_error = brief_errors
 

@@ -8,7 +8,7 @@ every test cell passes, 1 when some fail, 2 when the notebook cannot be checked.
 
 The Validate button in Jupyter (nbgrader's validate server extension) says the same thing
 about each failed test cell: grading/nbgrader_config.py hands its Execute step
-`brief_errors`, which cuts a test cell's traceback to the line printed here.
+`brief_errors` (labkit/validation.py), which cuts a test cell's traceback to the line printed here.
 """
 
 from __future__ import annotations
@@ -21,39 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading.course import read_json_notebook  # noqa: E402
+from labkit.validation import NOT_DONE, brief_errors, failure_message  # noqa: E402,F401
 
 USAGE = "usage: make validate NB=notebooks/NN_topic/NN_topic.ipynb"
-
-
-def _last_line(text: str) -> str:
-    import re
-
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else ""
-
-
-NOT_DONE = "not done yet: a solution cell above still raises NotImplementedError"
-
-
-def failure_message(error: dict) -> str:
-    """The one line said about a test cell's error output: not done yet, or the error's last line."""
-    if error.get("ename") == "NotImplementedError":
-        return NOT_DONE
-    return f"{error.get('ename', 'Error')}: {_last_line(error.get('evalue', ''))}".rstrip(": ")
-
-
-def brief_errors(cell=None, **_) -> None:
-    """nbclient's on_cell_error hook for nbgrader's Validator (the Validate button and
-    `nbgrader validate`): the traceback of a graded test cell's error becomes the line
-    `make validate` prints, so a blank notebook shows "not done yet", not a traceback per cell."""
-    from nbgrader.utils import is_grade
-
-    if cell is None or cell.get("cell_type") != "code" or not is_grade(cell):
-        return
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            output["traceback"] = [failure_message(output)]
 
 
 def cell_results(nb) -> list[dict]:

@@ -148,17 +148,20 @@ def _tiny_assignment(path: Path) -> Path:
     return path
 
 
-def test_validate_button_says_what_make_validate_says(tmp_path):
-    """nbgrader's Validate button (its server extension loads the course's nbgrader_config.py
-    the way this test does) reports one line per failed test cell, as make validate does."""
+@pytest.mark.parametrize("config", ["grading", "grading/hub/student"])
+def test_validate_button_says_what_make_validate_says(tmp_path, monkeypatch, config):
+    """nbgrader's Validate button (its server extension loads the nbgrader_config.py of the
+    course, or of a hub student's server, the way this test does) reports one line per failed
+    test cell, as make validate does."""
     from nbgrader.apps import NbGrader
     from nbgrader.validator import Validator
 
     from grading.validate import NOT_DONE
 
+    monkeypatch.setenv("COURSE_EXCHANGE", str(tmp_path / "exchange"))  # the hub's config reads it
     path = _tiny_assignment(tmp_path / "tiny.ipynb")
     app = NbGrader()
-    app.config_file_paths.append([str(REPO / "grading")])
+    app.config_file_paths.append([str(REPO / config)])
     app.load_config_file()
     errors = [f["raw_error"] for f in Validator(config=app.config).validate(str(path))["failed"]]
     assert errors == [NOT_DONE, "AssertionError: one plus one is two"], errors

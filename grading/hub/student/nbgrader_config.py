@@ -13,3 +13,9 @@ c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
 c.CourseDirectory.course_id = os.environ.get("COURSE_ID", "fast-dl")
 c.Exchange.root = os.environ["COURSE_EXCHANGE"]
+
+# The Validate dialog says what `make validate` says: one line per failed test cell ("not
+# done yet" on a blank notebook), not a traceback (labkit is in the hub's environment).
+from labkit.validation import brief_errors  # noqa: E402
+
+c.Validator.Execute.on_cell_error = brief_errors
