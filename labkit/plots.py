@@ -16,6 +16,7 @@ def timeline(ax, rows: Sequence[str], spans: Iterable[tuple[int, float, float, s
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
+    ax.figure.tight_layout()   # room for the row names on the left (else they are cut)
 
 
 def loglog(ax, x, ys: dict, xlabel: str, ylabel: str, marker: str = "o") -> None:

@@ -223,3 +223,20 @@ def test_timeline_and_loglog_plots():
     ax2 = fig.add_subplot(1, 2, 2)
     plots.loglog(ax2, [1, 10], {"a": [1, 2]}, "x", "y")
     assert ax2.get_xscale() == "log" and ax2.get_legend() is not None
+
+
+def test_timeline_row_names_fit_in_the_figure():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from labkit.plots import timeline
+
+    fig, ax = plt.subplots(figsize=(6, 2))
+    timeline(ax, ["front end: issue", "back end: compute"], [(0, 0.0, 1.0, "C0"), (1, 0.5, 2.0, "C1")])
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for label in ax.get_yticklabels():
+        box = label.get_window_extent(renderer)
+        assert box.x0 >= 0, f"row name {label.get_text()!r} starts {box.x0:.0f} px left of the figure"
+    plt.close(fig)
