@@ -1,0 +1,440 @@
+"""Bytes between processes, counted from outside them.
+
+Two halves:
+
+- ``Pool`` (runs where the learner's code runs): ``size`` worker processes with a
+  ``torch.distributed`` gloo group, kept across calls, so a test can call one function on
+  many inputs without paying a process start each time. ``call(fn, per_rank_args)`` runs
+  ``fn(*per_rank_args[rank])`` on every rank and returns, per rank, the arguments after the
+  call and which of them ``fn`` returned. Results come back over a Unix socket, not TCP.
+- ``Meter`` (runs where the verdict is made): snapshots of every TCP socket in the network
+  namespace the pool's workers live in (``ss -tinp``: bytes sent per socket, its owning
+  process and its peer), so the bytes each worker sent to each other worker between two
+  snapshots are known without asking the workers. In trusted grading the learner's kernel
+  runs in its own network namespace (grading/sandbox.py, ``bwrap --unshare-net``); the
+  judge enters it (``nsenter --net``) to take the snapshots and also reads the namespace's
+  loopback counter (``/proc/<pid>/net/dev``), which counts every packet, so traffic on
+  sockets that were closed before the second snapshot still shows. In the learner's own
+  kernel (self-study) the snapshots are of the host's sockets, filtered to the pool's
+  workers: the same numbers, not a verdict.
+
+What a meter cannot see: data moved through shared memory, files, pipes or Unix sockets;
+it counts TCP (and, in trusted grading, all loopback traffic).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["Flows", "Meter", "Pool", "shared_pool"]
+
+_MARK = "labkit-traffic-pool"
+
+
+# ------------------------------------------------------------------------- the pool
+def _send_msg(sock: socket.socket, obj: Any) -> None:
+    body = pickle.dumps(obj)
+    sock.sendall(len(body).to_bytes(8, "little") + body)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    chunks = []
+    while n:
+        part = sock.recv(min(n, 1 << 20))
+        if not part:
+            raise EOFError("connection closed")
+        chunks.append(part)
+        n -= len(part)
+    return b"".join(chunks)
+
+
+def _recv_msg(sock: socket.socket) -> Any:
+    return pickle.loads(_recv_exact(sock, int.from_bytes(_recv_exact(sock, 8), "little")))
+
+
+def _serve(rank: int, world_size: int, address: str) -> str:
+    """A pool worker (runs under labkit.workers.run): takes jobs from the pool's socket."""
+    import datetime
+
+    import cloudpickle
+    import torch.distributed as dist
+    from torch.distributed import distributed_c10d as c10d
+
+    store = c10d._get_default_store()
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(address)
+    _send_msg(conn, ("hello", rank, os.getpid()))
+    generation = 0
+    in_group = True
+    while True:
+        try:
+            job = _recv_msg(conn)
+        except EOFError:
+            return "closed"
+        kind = job[0]
+        try:
+            if kind == "stop":
+                return "stopped"
+            if kind == "group":
+                k = job[1]
+                generation += 1
+                if in_group:
+                    dist.destroy_process_group()
+                in_group = rank < k
+                if in_group:
+                    dist.init_process_group(
+                        "gloo", store=dist.PrefixStore(f"{_MARK}-{generation}-{k}", store),
+                        rank=rank, world_size=k, timeout=datetime.timedelta(seconds=job[2]))
+                    dist.barrier()  # every connection made before the call is measured
+                _send_msg(conn, ("ok", None))
+            elif kind == "call":
+                fn, args = cloudpickle.loads(job[1])
+                try:
+                    returned = fn(*args)
+                except NotImplementedError as exc:
+                    _send_msg(conn, ("not implemented", str(exc)))
+                    continue
+                which = next((i for i, a in enumerate(args) if returned is a), None)
+                _send_msg(conn, ("ok", {"args": list(args), "returned": which,
+                                        "returned_type": type(returned).__name__}))
+        except BaseException:  # noqa: BLE001 (goes back to the pool)
+            _send_msg(conn, ("error", traceback.format_exc()))
+
+
+class Pool:
+    """``size`` worker processes with a gloo process group, kept across calls."""
+
+    def __init__(self, size: int, timeout: float = 60.0, startup_timeout: float = 300.0):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"size must be a positive int, got {size!r}")
+        import labkit.workers
+
+        self.size, self.timeout = size, float(timeout)
+        self.world_size = size
+        self._folder = tempfile.mkdtemp(prefix="traffic-pool-")
+        address = os.path.join(self._folder, "pool")
+        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._server.bind(address)
+        self._server.listen(size)
+        self._box: dict = {}
+
+        def launch():
+            try:
+                self._box["out"] = labkit.workers.run(
+                    _serve, size, address, backend="gloo", timeout=24 * 3600,
+                    startup_timeout=startup_timeout, threads=1)
+            except BaseException as exc:  # noqa: BLE001 (reported by the next call)
+                self._box["error"] = exc
+            finally:
+                try:
+                    self._server.close()
+                except OSError:
+                    pass
+
+        self._thread = threading.Thread(target=launch, daemon=True, name="traffic-pool")
+        self._thread.start()
+        self._conns: list[socket.socket | None] = [None] * size
+        self._pids = [0] * size
+        self._server.settimeout(1.0)
+        deadline = time.monotonic() + startup_timeout
+        while None in self._conns:
+            if "error" in self._box or time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError(f"the pool's {size} workers did not start: "
+                                   f"{self._box.get('error', 'timed out')}")
+            try:
+                conn, _ = self._server.accept()
+            except socket.timeout:
+                continue
+            conn.settimeout(None)
+            _, rank, pid = _recv_msg(conn)
+            self._conns[rank], self._pids[rank] = conn, pid
+
+    def pids(self) -> list[int]:
+        """Process ids of the workers, by rank (as this process sees them)."""
+        return list(self._pids)
+
+    def _ask(self, ranks: range, jobs: list) -> list:
+        if "error" in self._box or any(c is None for c in self._conns):
+            raise RuntimeError(f"the pool's workers are gone: {self._box.get('error', 'closed')}")
+        for r in ranks:
+            _send_msg(self._conns[r], jobs[r - ranks.start])
+        replies, deadline = [], time.monotonic() + self.timeout
+        for r in ranks:
+            conn = self._conns[r]
+            conn.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                replies.append(_recv_msg(conn))
+            except (socket.timeout, EOFError, OSError):
+                self.close()
+                raise TimeoutError(
+                    f"rank {r} of {len(ranks)} did not finish within {self.timeout:g} s (or its "
+                    "process died): look for a receive that no rank sends to, or a blocking "
+                    "send that waits for a receive that comes after it; the pool was stopped"
+                ) from None
+            finally:
+                if self._conns[r] is not None:
+                    conn.settimeout(None)
+        for r, (kind, body) in zip(ranks, replies):
+            if kind == "not implemented":
+                raise NotImplementedError(body)
+            if kind == "error":
+                raise RuntimeError(f"rank {r} of {len(ranks)} raised:\n{body}")
+        return [body for _, body in replies]
+
+    def group(self, world_size: int) -> None:
+        """Make the default process group of ranks 0..world_size-1 (the others wait)."""
+        if isinstance(world_size, bool) or not isinstance(world_size, int) \
+                or not 1 <= world_size <= self.size:
+            raise ValueError(f"world_size must be an int in 1..{self.size}, got {world_size!r}")
+        if world_size == self.world_size:
+            return
+        self._ask(range(self.size), [("group", world_size, self.timeout + 60)] * self.size)
+        self.world_size = world_size
+
+    def call(self, fn: Callable, per_rank_args: list) -> list[dict]:
+        """Run ``fn(*per_rank_args[rank])`` on every rank of the current group. Per rank:
+        ``args`` (the arguments after the call), ``returned`` (the index of the argument
+        ``fn`` returned, or None) and ``returned_type``."""
+        import cloudpickle
+
+        if len(per_rank_args) != self.world_size:
+            raise ValueError(f"per_rank_args must hold {self.world_size} tuples (one per rank), "
+                             f"got {len(per_rank_args)}")
+        jobs = [("call", cloudpickle.dumps((fn, tuple(a)))) for a in per_rank_args]
+        return self._ask(range(self.world_size), jobs)
+
+    def close(self) -> None:
+        """Stop the workers (they also end with this process)."""
+        for i, conn in enumerate(self._conns):
+            if conn is not None:
+                try:
+                    _send_msg(conn, ("stop",))
+                    conn.close()
+                except OSError:
+                    pass
+                self._conns[i] = None
+        try:
+            self._server.close()
+        except OSError:
+            pass
+        self._thread.join(3)
+        if self._thread.is_alive():  # a worker stuck in a receive: end it (each leads its own process group)
+            import signal
+            for pid in self._pids:
+                if pid <= 0:  # never started: killpg(0) would be our own group
+                    continue
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
+            self._thread.join(15)
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive() and None not in self._conns
+
+
+_pools: dict[int, Pool] = {}
+
+
+def shared_pool(size: int) -> Pool:
+    """One pool of ``size`` workers per process, started on first use, kept for later tests."""
+    pool = _pools.get(size)
+    if pool is None or not pool.alive:
+        pool = _pools[size] = Pool(size)
+    pool.group(size)
+    return pool
+
+
+# ------------------------------------------------------------------------- the meter
+@dataclass
+class Flows:
+    """What a meter saw between two snapshots."""
+
+    sent: dict[tuple[int, Any], int] = field(default_factory=dict)  # (rank, to) -> bytes
+    segments: int = 0            # TCP segments sent on the sockets seen (headers: see Meter)
+    loopback: int | None = None  # bytes the namespace's loopback carried (trusted grading)
+
+    def to(self, rank: int, peer: Any) -> int:
+        """Bytes ``rank`` sent to ``peer`` (a rank, or "other" for any other process)."""
+        return self.sent.get((rank, peer), 0)
+
+    def by(self, rank: int) -> int:
+        """Bytes ``rank`` sent to anyone."""
+        return sum(v for (r, _), v in self.sent.items() if r == rank)
+
+    def elsewhere(self, rank: int, peer: int) -> int:
+        """Bytes ``rank`` sent to anyone but ``peer``."""
+        return self.by(rank) - self.to(rank, peer)
+
+    @property
+    def total(self) -> int:
+        return sum(self.sent.values())
+
+
+_SOCK = re.compile(r"^(?:[A-Z-]+\s+)?\d+\s+\d+\s+(\S+:\d+)\s+(\S+:\d+)\s*(.*)$")
+
+
+def _judge_session():
+    import labkit.remote
+
+    return labkit.remote._session
+
+
+class Meter:
+    """Counts, from outside, the TCP bytes the workers of ``pool`` send each other.
+
+    ``pool`` is a ``Pool`` or (trusted grading) a handle to one in the learner's kernel; its
+    ``pids()`` are mapped to this machine's process ids (in trusted grading: among the
+    processes under the learner's kernel, through their ``NSpid``), and each must be a pool
+    worker whose command line names its rank."""
+
+    HEADER = 52        # bytes of IPv4 + TCP headers (with timestamps) per segment on loopback
+    HEADER_BOUND = 80  # what the loopback counter may add per segment (options, SACK blocks)
+
+    def __init__(self, pool: Any):
+        session = _judge_session()
+        self.judged = session is not None
+        claimed = [int(p) for p in pool.pids()]
+        self.pids = self._host_pids(claimed, session.pid if self.judged else os.getpid())
+        self._rank = {pid: r for r, pid in enumerate(self.pids)}
+        self._ss = shutil.which("ss")
+        if self._ss is None:
+            raise RuntimeError("counting a ring's bytes needs the `ss` tool (Debian/Ubuntu: "
+                               "apt-get install iproute2)")
+
+    @staticmethod
+    def _host_pids(claimed: list[int], root: int) -> list[int]:
+        """This machine's pid of each claimed worker pid, checked to be a pool worker of the
+        right rank under ``root``."""
+        parent: dict[int, int] = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat") as f:
+                        parent[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+                except OSError:
+                    pass
+        under, todo = set(), [root]
+        children: dict[int, list[int]] = {}
+        for pid, pp in parent.items():
+            children.setdefault(pp, []).append(pid)
+        while todo:
+            pid = todo.pop()
+            for c in children.get(pid, []):
+                if c not in under:
+                    under.add(c)
+                    todo.append(c)
+        inner: dict[int, list[int]] = {}
+        for pid in under:
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    nspid = next(line.split()[-1] for line in f if line.startswith("NSpid:"))
+                inner.setdefault(int(nspid), []).append(pid)
+            except (OSError, StopIteration):
+                pass
+        found = []
+        for rank, pid in enumerate(claimed):
+            matches = []
+            for host in inner.get(pid, []):
+                try:
+                    with open(f"/proc/{host}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                except OSError:
+                    continue
+                if any(b"labkit.workers" in a for a in argv) and str(rank).encode() in argv[3:4]:
+                    matches.append(host)
+            if len(matches) != 1:
+                raise RuntimeError(f"the pool's rank {rank} (pid {pid}) is not a worker process "
+                                   "this meter can find")
+            found.append(matches[0])
+        return found
+
+    def _run(self, argv: list[str]) -> str:
+        if self.judged:
+            prefix = ["nsenter", "-t", str(self.pids[0]), "-n"]
+            if os.geteuid() != 0:
+                prefix[4:4] = ["-U", "--preserve-credentials"]
+            argv = prefix + argv
+        return subprocess.run(argv, capture_output=True, text=True, check=True, timeout=30).stdout
+
+    def _loopback(self) -> int | None:
+        if not self.judged:
+            return None  # the host's loopback carries everyone's traffic
+        with open(f"/proc/{self.pids[0]}/net/dev") as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                if name.strip() == "lo":
+                    return int(rest.split()[8])  # transmitted bytes
+        return None
+
+    def snapshot(self) -> dict:
+        """Every TCP socket of the namespace: (local, peer) -> (pids, bytes sent, segments)."""
+        lo = self._loopback()
+        text = self._run([self._ss, "-tinpH", "state", "established"])
+        socks, lines = {}, text.splitlines()
+        head = None
+        for line in lines:
+            if not line.startswith((" ", "\t")):
+                head = line
+                continue
+            m = _SOCK.match(head or "")
+            if not m:
+                continue
+            local, peer, users = m.groups()
+            pids = tuple(int(p) for p in re.findall(r"pid=(\d+)", users))
+            sent = re.search(r"\bbytes_sent:(\d+)", line)
+            segs = re.search(r"\bsegs_out:(\d+)", line)
+            socks[(local, peer)] = (pids, int(sent.group(1)) if sent else 0,
+                                    int(segs.group(1)) if segs else 0)
+        return {"sockets": socks, "loopback": lo}
+
+    def between(self, before: dict, after: dict) -> Flows:
+        """Bytes each worker sent, to which worker ("other": to any other process)."""
+        flows = Flows()
+        old, new = before["sockets"], after["sockets"]
+        owner = {local: pids for (local, _), (pids, _, _) in new.items()}
+        for (local, peer), (pids, sent, segs) in new.items():
+            was = old.get((local, peer), ((), 0, 0))
+            delta, dsegs = sent - was[1], segs - was[2]
+            flows.segments += max(0, dsegs)
+            if delta <= 0:
+                continue
+            src = next((self._rank[p] for p in pids if p in self._rank), None)
+            dst = next((self._rank[p] for p in owner.get(peer, ()) if p in self._rank), "other")
+            key = (src if src is not None else "other", dst)
+            flows.sent[key] = flows.sent.get(key, 0) + delta
+        if before["loopback"] is not None and after["loopback"] is not None:
+            flows.loopback = after["loopback"] - before["loopback"]
+        return flows
+
+    def watch(self) -> "_Watch":
+        """``with meter.watch() as flows: ...``: ``flows`` is filled in when the block ends."""
+        return _Watch(self)
+
+
+class _Watch:
+    def __init__(self, meter: Meter):
+        self.meter, self.flows = meter, Flows()
+
+    def __enter__(self) -> Flows:
+        self._before = self.meter.snapshot()
+        return self.flows
+
+    def __exit__(self, *exc) -> None:
+        seen = self.meter.between(self._before, self.meter.snapshot())
+        self.flows.sent, self.flows.segments, self.flows.loopback = \
+            seen.sent, seen.segments, seen.loopback

@@ -1,0 +1,144 @@
+"""labkit.traffic: a pool of gloo workers kept across calls, and bytes between them counted from outside."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+import torch
+
+import labkit.remote
+from labkit.traffic import Meter, Pool
+
+pytestmark = pytest.mark.skipif(shutil.which("ss") is None, reason="needs ss (iproute2)")
+
+
+def ring_(tensor):
+    import torch.distributed as dist
+
+    rank, n = dist.get_rank(), dist.get_world_size()
+    chunks = torch.tensor_split(tensor.view(-1), n)
+    right, left = (rank + 1) % n, (rank - 1) % n
+    for s in range(n - 1):
+        into = chunks[(rank - s - 1) % n]
+        buf = torch.empty_like(into)
+        request = dist.isend(chunks[(rank - s) % n], right)
+        dist.recv(buf, left)
+        request.wait()
+        into.add_(buf)
+    for s in range(n - 1):
+        request = dist.isend(chunks[(rank + 1 - s) % n], right)
+        dist.recv(chunks[(rank - s) % n], left)
+        request.wait()
+    return tensor
+
+
+def library_(tensor):
+    import torch.distributed as dist
+
+    dist.all_reduce(tensor)
+    return tensor
+
+
+def through_rank0(tensor):
+    import torch.distributed as dist
+
+    rank, n = dist.get_rank(), dist.get_world_size()
+    if rank == 0:
+        buf = torch.empty_like(tensor)
+        for src in range(1, n):
+            dist.recv(buf, src)
+            tensor.add_(buf)
+        for dst in range(1, n):
+            dist.send(tensor, dst)
+    else:
+        dist.send(tensor, 0)
+        dist.recv(tensor, 0)
+    return tensor.clone()
+
+
+def not_written(tensor):
+    raise NotImplementedError("not yet")
+
+
+def deadlock(tensor):
+    import torch.distributed as dist
+
+    dist.recv(tensor, (dist.get_rank() - 1) % dist.get_world_size())
+    return tensor
+
+
+@pytest.fixture(scope="module")
+def pool():
+    p = Pool(3, timeout=20)
+    yield p
+    p.close()
+
+
+def _run(pool, meter, fn, numel=3000):
+    xs = [torch.arange(numel, dtype=torch.int64) * (r + 1) for r in range(pool.world_size)]
+    with meter.watch() as flows:
+        reports = pool.call(fn, [(x,) for x in xs])
+    return xs, reports, flows
+
+
+def test_ring_bytes_go_right_and_match_the_ring_share(pool):
+    pool.group(3)
+    meter = Meter(pool)
+    xs, reports, flows = _run(pool, meter, ring_)
+    for r, report in enumerate(reports):
+        assert report["returned"] == 0
+        assert torch.equal(report["args"][0], sum(xs))
+        payload = 2 * 2 * 1000 * 8  # 2(N-1) chunks of 1000 int64
+        assert payload <= flows.to(r, (r + 1) % 3) <= payload + 4 * 256
+        assert flows.elsewhere(r, (r + 1) % 3) <= 4 * 128  # receipts to the left only
+    assert torch.equal(xs[0], torch.arange(3000))  # the caller's tensors went by value
+
+
+def test_library_allreduce_and_gather_to_one_are_told_apart(pool):
+    pool.group(3)
+    meter = Meter(pool)
+    _, _, flows = _run(pool, meter, library_)
+    assert all(flows.elsewhere(r, (r + 1) % 3) > 10_000 for r in range(3))  # gloo's ring runs left
+    _, reports, flows = _run(pool, meter, through_rank0)
+    assert reports[0]["returned"] is None and reports[0]["returned_type"] == "Tensor"
+    assert flows.elsewhere(0, 1) > 20_000 and flows.to(1, 2) == 0
+
+
+def test_judged_meter_enters_the_namespace_and_reads_loopback(pool, monkeypatch):
+    """As the judge: the workers' pids found under the 'kernel' (here this process) by NSpid, ss run through
+    nsenter in their network namespace, and the loopback counter read; it covers what the sockets account for."""
+    if os.geteuid() != 0:
+        pytest.skip("nsenter into a namespace needs root here")
+
+    class FakeSession:
+        pid = os.getpid()
+
+    monkeypatch.setattr(labkit.remote, "_session", FakeSession())
+    pool.group(3)
+    meter = Meter(pool)
+    assert meter.judged and meter.pids == pool.pids()
+    _, _, flows = _run(pool, meter, ring_, numel=30000)
+    assert flows.loopback is not None
+    assert flows.loopback >= sum(flows.to(r, (r + 1) % 3) for r in range(3))
+
+
+def test_errors_come_back_and_a_deadlock_stops_the_pool():
+    p = Pool(2, timeout=5)
+    try:
+        with pytest.raises(NotImplementedError):
+            p.call(not_written, [(torch.zeros(2),), (torch.zeros(2),)])
+        with pytest.raises(ValueError, match="per_rank_args"):
+            p.call(ring_, [(torch.zeros(2),)])
+        p.group(1)
+        assert p.call(ring_, [(torch.ones(2),)])[0]["returned"] == 0
+        p.group(2)
+        pids = p.pids()
+        with pytest.raises(TimeoutError, match="did not finish"):
+            p.call(deadlock, [(torch.zeros(2),), (torch.zeros(2),)])
+        assert not p.alive
+        for pid in pids:
+            assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+    finally:
+        p.close()
