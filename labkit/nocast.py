@@ -60,8 +60,7 @@ _DYNAMIC = {"getattr", "setattr", "delattr", "eval", "exec", "compile", "__impor
             "FunctionType", "CodeType", "In", "Out"}
 # Modules that reach objects by computed names, run code from data, or rewrite objects.
 _MODULES = {"sys", "gc", "inspect", "ctypes", "types", "pickle", "marshal", "dill", "cloudpickle",
-            "copyreg", "shelve", "runpy", "code", "codeop", "importlib", "builtins", "ml_dtypes",
-            "operator", "functools"}
+            "copyreg", "shelve", "runpy", "code", "codeop", "importlib", "builtins", "ml_dtypes"}
 # Identifiers that count only as attributes (as a local variable's name they are harmless).
 _ATTRIBUTE_ONLY = {"ops", "_ops", "library", "utils", "fx", "jit", "load", "loads", "f_globals",
                    "f_locals", "f_back", "FunctionType", "CodeType", "amp", "modules"}
@@ -427,8 +426,11 @@ class _Program:
                     if called in ("setattr", "delattr") and node.args and isinstance(
                             _root(node.args[0]), ast.Name) and _root(node.args[0]).id in self.library:
                         scan.flag(node, "changes a library for all code, the answer's included")
-                    elif called in ("settrace", "setprofile", "__enter__", "enable",
-                                    "register_forward_pre_hook") or called in _PRECISION:
+                    elif called in ("settrace", "setprofile", "__enter__") or (
+                            called in _PRECISION and not called.startswith("get_") and not (
+                                called == "set_float32_matmul_precision" and node.args
+                                and isinstance(node.args[0], ast.Constant)
+                                and node.args[0].value in ("highest", "high"))):
                         scan.flag(node, "changes how all later code runs (a global mode, "
                                         "switch or hook)")
                     elif called in ("eval", "exec", "compile", "__import__") and isinstance(
@@ -438,7 +440,7 @@ class _Program:
                     ident = node.attr if isinstance(node, ast.Attribute) else node.id
                     if ident in ("TorchDispatchMode", "TorchFunctionMode", "__torch_function__",
                                  "__torch_dispatch__", "library", "_python_dispatch", "ctypes",
-                                 "settrace", "setprofile", "modules", "_C", "ops"):
+                                 "settrace", "setprofile", "_C", "ops"):
                         scan.flag(node, "changes how PyTorch or Python runs all code")
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     parts = {p for a in node.names for p in a.name.split(".")}

@@ -236,9 +236,20 @@ HONEST_WAYS = {
 }
 
 
+HONEST_WAYS["scratch cells that try casts and time the answer"] = (
+    HONEST,
+    "x = torch.randn(10)\ny = x.bfloat16().float()\n",
+    "%timeit round_to_bf16(x)\n",
+    "check_equal(round_to_bf16(x), x.to(torch.bfloat16).float(), 'mine vs the cast')\n",
+    "torch.set_float32_matmul_precision('high')\nprint(torch.get_float32_matmul_precision())\n",
+    "import operator, functools\nsquares = functools.reduce(operator.add, [1, 2])\n",
+)
+
+
 @pytest.mark.parametrize("code", list(HONEST_WAYS.values()), ids=list(HONEST_WAYS))
 def test_honest_answers_pass(code):
-    assert findings(code) == []
+    sources = code if isinstance(code, tuple) else (code,)
+    assert findings(*sources) == []
 
 
 def test_the_course_notebook_as_handed_in_passes():
