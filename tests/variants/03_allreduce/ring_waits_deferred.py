@@ -1,5 +1,9 @@
 # cell: ring_allreduce_
-# loses: test_ring_allreduce_
+# scores: full
+# NOT a correct answer: every send's wait() is deferred to the end, so a chunk may be overwritten while its send is
+# still in flight. The test counts bytes from outside the worker processes and cannot see a missing wait(); with
+# gloo's ordering the race needs a skew between ranks this test never produces, so the sums come out right. Kept to
+# show that limit (the old in-process watch that caught it was a report of the student's own process).
 rank, n = dist.get_rank(), dist.get_world_size()
 work = tensor if tensor.is_contiguous() else tensor.contiguous()
 flat = work.view(-1)
