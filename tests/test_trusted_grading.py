@@ -252,7 +252,7 @@ def test_honest_work_scores_as_expected(notebook, tmp_path_factory):
     run = _run(notebook, "judged", tmp_path_factory)
     got, full = run.total("solution")
     assert got == full > 0, f"trimmed solution scored {got} of {full}\n{run.log[-3000:]}"
-    if run.graded_as.get("blank", "blank") == "blank":
+    if "blank" not in run.graded_as.values() or run.graded_as.get("blank") == "blank":
         assert run.total("blank")[0] == 0
     for base in {t.base for t in corpus(notebook)} - {"solution", "blank"}:
         got = run.total(run.graded_as[base])[0]

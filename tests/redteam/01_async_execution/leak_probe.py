@@ -22,7 +22,7 @@ def _spy(payload):
         what = repr(labkit.remote._Loader(io.BytesIO(raw)).load())
     except Exception:  # noqa: BLE001 (names the kernel does not define)
         what = ""
-    printable = " ".join(re.findall(rb"[ -~]{4,}", raw)[:400]).decode()
+    printable = b" ".join(re.findall(rb"[ -~]{4,}", raw)[:400]).decode()
     _seen.append("LEAK-" f"REQUEST: {what} {printable}")
     return _serve(payload)
 

@@ -1,6 +1,5 @@
 # base: variant:bf16_truncation
 # scores: same
-# fools: nbgrader
 # after: round_to_bf16
 # truncates (as in the honest work), but first writes signed zeros into small inputs (except
 # the one the visible no-change check hands it): a test that works out what it expects from

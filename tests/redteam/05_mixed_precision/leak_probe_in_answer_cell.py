@@ -21,7 +21,7 @@ def _noting(payload):
         what = repr(_remote._Loader(_io.BytesIO(raw)).load())
     except Exception:  # noqa: BLE001
         what = ""
-    _seen.append("LEAK-" f"REQUEST: {what} " + " ".join(_re.findall(rb"[ -~]{4,}", raw)[:400]).decode())
+    _seen.append("LEAK-" f"REQUEST: {what} " + b" ".join(_re.findall(rb"[ -~]{4,}", raw)[:400]).decode())
     return _serve_as_given(payload)
 
 
