@@ -1,8 +1,8 @@
 """Run part of a test where the learner's code lives; judge its plain-data result elsewhere.
 
 In the learner's own kernel (Validate, ``make validate``, self-study) nothing here is used:
-``in_learner_kernel`` returns the function it decorates, and test cells call the learner's
-functions directly.
+``owned`` and ``learner_side`` give back the object or the module itself, and test cells
+call the learner's functions directly.
 
 In trusted grading (grading/judge.py) test cells run in a *judge* kernel that never runs
 learner code. There every name the learner's answer cells define is a ``Remote``: calling
@@ -15,14 +15,14 @@ traceback as a note). Anything else stays in the learner's kernel and comes back
 ``Remote`` handle. So an answer can lie about nothing but its values: no ``__eq__`` that
 always says True, no patched check, no transformer, no forged output reaches a verdict.
 
-Arguments travel the other way by value (cloudpickle), functions included: a lambda a test
-passes to the learner's ``blocks`` runs in the learner's kernel. Changes the learner's code
-makes to those copies do not come back; a test step that needs them (a model the learner's
-step updates) is a function decorated with ``in_learner_kernel`` that returns what the
-verdict needs as plain data. Expected values and verdicts never go in.
+Arguments travel the other way by value (cloudpickle): what the
+learner's code does to tensors it was given comes back onto the judge's own tensors (for
+in-place functions), so a test computes expected values from copies it made before the
+call. Expected values and verdicts never go in.
 
-Test code does not go in either. A test that needs objects where the learner's code runs
-builds them there from library classes (``learner_side("torch.nn").Linear(3, 2)`` is a
+Test code does not go in either: a function, class or object a test defines and hands to
+the learner's code is sent by reference, never its code (below). A test that needs objects
+where the learner's code runs builds them there from library classes (``learner_side("torch.nn").Linear(3, 2)`` is a
 handle to a module made in the learner's kernel; what the learner's code does to it is read
 back as values), and an object the test observes the learner's code through (a stream, a
 clock, an op that notes when it ran) stays in the judge: ``owned(obj)`` sends it by
@@ -41,20 +41,13 @@ import pickle
 import re
 import time
 import traceback
-from typing import Any, Callable
+from typing import Any
 
 _session: Any = None  # the judge's Session in trusted grading; None in the learner's kernel
 
 MAX_REPLY_BYTES = 512 << 20   # a reply larger than this is refused by the judge
 MAX_DEPTH = 64                # nesting of containers in a reply
 MAX_ITEMS = 2_000_000         # lists, dicts, strings and separators in a reply
-
-
-def in_learner_kernel(fn: Callable) -> Callable:
-    """Decorator: run ``fn`` where the learner's code runs; its result must be plain data."""
-    if _session is None:
-        return fn
-    return _session.shipped(fn)
 
 
 def learner_side(module: str) -> Any:
@@ -149,22 +142,12 @@ def _serve(payload: str) -> str:
     _args.clear()
     try:
         op, target, data, grads = _Loader(io.BytesIO(base64.b64decode(payload))).load()
-        given = _tensors_in(list(data)) if op in ("ship", "call") else []
+        given = _tensors_in(list(data)) if op == "call" else []
         for t, g in zip(given, grads or []):
             if g is not None and t.is_leaf:
                 t.grad = g  # pickling a tensor drops its .grad: it travels beside it
         _args.update({id(t): i for i, t in reversed(list(enumerate(given)))})
-        if op == "ship":
-            fn, args, kwargs = target, *data
-            import __main__
-            import types
-            glb = dict(vars(__main__))
-            glb.update(fn.__globals__)
-            fn = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__,
-                                    fn.__closure__)
-            fn.__kwdefaults__ = getattr(target, "__kwdefaults__", None)
-            value = fn(*args, **kwargs)
-        elif op == "call":
+        if op == "call":
             args, kwargs = data
             value = target(*args, **kwargs)
         elif op == "getattr":
@@ -415,13 +398,25 @@ class Remote:
 
     def __reduce_ex__(self, protocol):
         raise TypeError("the learner's objects live in the learner's kernel and cannot be sent "
-                        "to another process from the judge: run this step in a function "
-                        "decorated with labkit.remote.in_learner_kernel")
+                        "to another process from the judge: pass them to the learner's "
+                        "functions, or build objects there with labkit.remote.learner_side")
 
     def __repr__(self):
         kind, key = self._target
         what = f"'{key}'" if kind == "n" else f"object of type {self._type}"
         return f"<learner's {what}>"
+
+
+def _test_code(obj: Any) -> bool:
+    """A function, class or method a test cell defined, or an instance of such a class:
+    sent to the learner's code by reference only (never its code)."""
+    import types
+
+    if isinstance(obj, (types.FunctionType, type)):
+        return getattr(obj, "__module__", None) == "__main__"
+    if isinstance(obj, types.MethodType):
+        return _test_code(obj.__func__) or _test_code(obj.__self__)
+    return getattr(type(obj), "__module__", None) == "__main__"
 
 
 class _Dumper:
@@ -434,7 +429,8 @@ class _Dumper:
             def persistent_id(self, obj):
                 if type(obj) is Remote:
                     return obj._target
-                if owner is not None and id(obj) in owner.owned:
+                if owner is not None and (id(obj) in owner.owned or _test_code(obj)):
+                    owner.own(obj)   # the test's own code and objects stay in the judge
                     return ("j", id(obj), owner.path)
                 return None
 
@@ -835,7 +831,7 @@ class Session:
 
         if threading.get_ident() != self._main:
             raise RuntimeError("the test's objects cannot call back into the learner's code")
-        given = _tensors_in(list(data)) if op in ("ship", "call") else []
+        given = _tensors_in(list(data)) if op == "call" else []
         payload = self.dumper.dumps((op, target, data, [t.grad for t in given]))
         code = f"__labkit_reply = __labkit_remote._serve({payload!r})"
         msg_id = self.kc.execute(code, silent=False, store_history=False, allow_stdin=False,
@@ -917,14 +913,6 @@ class Session:
             os.killpg(self.pgid, signal.SIGINT)
         except OSError:
             pass
-
-    def shipped(self, fn: Callable) -> Callable:
-        import functools
-
-        @functools.wraps(fn)
-        def run_there(*args, **kwargs):
-            return self.request("ship", fn, (args, kwargs))
-        return run_there
 
 
 def learner_sources() -> list[str]:

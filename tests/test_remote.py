@@ -85,7 +85,7 @@ def test_a_lying_object_stays_a_handle_that_equals_nothing(learner):
     names, _ = learner
     x = names["liar"]()
     assert isinstance(x, remote.Remote) and x != 1 and not (x == x.__class__)
-    with pytest.raises(TypeError, match="in_learner_kernel"):
+    with pytest.raises(TypeError, match="learner_side"):
         pickle.dumps(x)
 
 
@@ -121,73 +121,35 @@ def test_a_kernel_that_dies_is_reported(learner):
         names["die"]()
 
 
-def test_in_learner_kernel_ships_the_function_or_runs_it_here(learner):
-    def probe(n):
-        return [torch.full((), float(i)) for i in range(n)] + [Lies().__class__.__name__]  # noqa: F821 (the learner's)
+TEST_CELL = """
+log = []
 
-    assert remote.in_learner_kernel(probe)(2)[-1] == "Lies"   # shipped: Lies exists there
-    session, remote._session = remote._session, None
-    try:
-        assert remote.in_learner_kernel(probe) is probe
-    finally:
-        remote._session = session           # the learner's own kernel
+def note(i):                       # a test's function: passed by reference
+    log.append(i)
 
-
-class Clock:
+class Recorder:                    # a test's class: its instances too
     def __init__(self):
-        self.ticks, self._secret = 0, "hidden constant"
+        self.calls = 0
 
-    def tick(self, n):
-        if n < 0:
-            raise ValueError("n must not be negative")
-        self.ticks += n
+    def __call__(self, i):
+        self.calls += 1
+
+recorder = Recorder()
+"""
 
 
-def test_calls_on_the_tests_objects_are_served_by_the_judge(learner):
+def test_code_a_test_defines_never_enters_the_learners_kernel(learner):
     names, _ = learner
-    log = []
-    fn = remote.owned(lambda i: log.append(i))   # the lambda stays here: only calls cross
-    seen = names["in_threads"](fn, 8)
-    assert sorted(log) == list(range(8)) and seen == "<the test's object>"
-    clock = remote.owned(Clock())
-    assert names["use_clock"](clock) == (2, "_JudgeObject") and clock.ticks == 2
-    with pytest.raises(AttributeError):
-        names["peek"](clock, "_secret")          # nothing private is served
+    cell = {"__name__": "__main__"}   # as the judge runs a test cell
+    exec(TEST_CELL, cell)
+    log, recorder = cell["log"], cell["recorder"]
+    assert names["in_threads"](cell["note"], 3) == "<the test's object>"
+    assert names["in_threads"](eval("lambda i: log.append(-i)", cell), 2) == "<the test's object>"
+    assert names["in_threads"](recorder, 4) == "<the test's object>"
+    assert sorted(log) == [-1, 0, 0, 1, 2] and recorder.calls == 4
     with pytest.raises(TypeError):
-        names["send_on"](clock)                  # the stand-in cannot be sent on
-
-
-def test_errors_of_the_tests_objects_reach_the_learners_code_as_builtins(learner):
-    names, _ = learner
-    clock = remote.owned(Clock())
-    with pytest.raises(ValueError, match="must not be negative"):
-        names["peek"](clock, "tick")(-1)
-
-
-def test_objects_built_where_the_learners_code_runs_come_back_as_values(learner):
-    names, _ = learner
-    nn = remote.learner_side("torch.nn")
-    model = nn.Linear(3, 2)
-    assert isinstance(model, remote.Remote)
-    weight = model.weight
-    names["train"](model, torch.ones(1, 3))
-    grad = remote.learner_side("operator").attrgetter("weight.grad")(model)
-    assert isinstance(weight, torch.Tensor) and torch.equal(grad, torch.ones(2, 3))
-    session, remote._session = remote._session, None
-    try:
-        assert remote.learner_side("torch.nn") is torch.nn   # the learner's own kernel
-        assert remote.owned(log := []) is log
-    finally:
-        remote._session = session
-    with pytest.raises(ValueError):
-        remote.learner_side("os; import sys")
-
-
-def test_cpu_seconds_of_the_learners_code_are_read_from_outside(learner):
-    names, _ = learner
-    before = remote.learner_cpu_seconds()
-    names["spin"](0.6)
-    assert remote.learner_cpu_seconds() - before >= 0.5
+        names["send_on"](cell["note"])   # and cannot be sent on from there
+    assert not hasattr(remote, "in_learner_kernel")
 
 
 FLOOD = '''
