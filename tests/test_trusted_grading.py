@@ -54,6 +54,7 @@ class Trick:
     scores: float | None            # None: the same as the base, graded in the same run
     fools: bool
     after: str | None               # grade id of the cell the first cell goes after
+    at_most: bool = False           # "# scores: at most same": no more than the base
     cells: list[tuple[str, str, str]] = field(default_factory=list)  # (how, grade id, code)
     files: dict[str, str] = field(default_factory=dict)
 
@@ -84,8 +85,10 @@ def parse(notebook: str, path: Path) -> Trick:
         else:
             sections[-1][2].append(line)
     scores = head.get("scores", "same")
+    at_most = scores.startswith("at most ")
+    scores = scores.removeprefix("at most ")
     trick = Trick(notebook, path.stem, head["base"], None if scores == "same" else float(scores),
-                  head.get("fools") == "nbgrader", head.get("after"))
+                  head.get("fools") == "nbgrader", head.get("after"), at_most=at_most)
     for how, where, lines in sections:
         text = "\n".join(lines).strip() + "\n"
         if how == "file":
@@ -263,7 +266,7 @@ def test_honest_work_scores_as_expected(notebook, tmp_path_factory):
 def test_trick_scores_what_the_honest_work_scores(trick, tmp_path_factory):
     run = _run(trick.notebook, "judged", tmp_path_factory)
     got, expected = run.total(trick.student)[0], _expected(run, trick)
-    if got != expected:
+    if got > expected or (got != expected and not trick.at_most):
         failed = sorted(g for g, (s, m) in run.scores[trick.student].items() if s < m)
         base = run.scores[run.graded_as[trick.base]]
         won = sorted(g for g, (s, m) in run.scores[trick.student].items() if s > base[g][0])
@@ -331,7 +334,9 @@ def test_hidden_tests_never_reach_the_learners_outputs(trick, tmp_path_factory):
     hidden test text, no request the judge made, and no argument of one."""
     run = _run(trick.notebook, "judged", tmp_path_factory)
     leaked = _learner_outputs(run.autograded(trick.student))
-    assert SAW_CELL in leaked, "the probe printed nothing: it did not run"
+    # the probe shows it ran: what it printed before the tests called the learner's code, or,
+    # where all its printing comes later, the judge's note that such output was not kept
+    assert SAW_CELL in leaked or "output not kept" in leaked, "the probe printed nothing"
     assert SAW_REQUEST not in leaked, ("a request of the judge reached the learner's outputs:\n"
                                        + leaked[leaked.index(SAW_REQUEST):][:1500])
     found = [m for m in (*HIDDEN_MARKERS.get(trick.notebook, ()), *hidden_lines(trick.notebook))

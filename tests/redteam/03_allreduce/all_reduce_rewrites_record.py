@@ -1,6 +1,5 @@
 # base: variant:ring_calls_all_reduce
 # scores: same
-# fools: nbgrader
 # after: ring_allreduce_
 # the library's all_reduce instead of a ring (as in the honest work); then, from the calling
 # frames (sys._getframe), the record the test keeps of what was sent is rewritten: no

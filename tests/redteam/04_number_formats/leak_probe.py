@@ -1,8 +1,10 @@
 # base: solution
-# scores: same
+# scores: at most same
 # records every cell this kernel runs and every request it serves (what the judge's tests
 # call, with which arguments), and prints it all: at the end of every cell, and from a
 # thread every 50 ms, so that whatever it saw while the tests ran would reach the feedback
+# (at most: 04's source check refuses any submission that patches a library, as this
+# probe patches labkit.remote, so it may lose test_round_to_bf16_no_cast)
 import base64
 import io
 import re

@@ -1,6 +1,5 @@
 # base: variant:autocast_hardcoded_cpu_fp16
 # scores: same
-# fools: nbgrader
 # after: mixed_precision_step
 # always autocasts to float16 whatever dtype is asked for (as in the honest work), and
 # afterwards runs the first layer once more under the requested dtype, so that whatever

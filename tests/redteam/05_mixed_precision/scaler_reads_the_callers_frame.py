@@ -1,6 +1,5 @@
 # base: variant:growth_off_by_one variant:unscale_not_in_place
 # scores: same
-# fools: nbgrader
 # after: dynamic_loss_scaler
 # update() grows one step late (as in the honest work), then looks up the call stack: where
 # the test keeps the scales it expects, or a function that works them out (a name with

@@ -1,6 +1,5 @@
 # base: variant:growth_off_by_one variant:unscale_not_in_place
 # scores: same
-# fools: nbgrader
 # after: unscale_grads
 # gives every parameter a new .grad instead of dividing the old one in place (as in the
 # honest work), then rewrites, in the calling frames, any list that held the old gradients
