@@ -84,3 +84,78 @@ def test_epoch_worker_runs_on_two_gloo_processes(monkeypatch):
         assert set(timings) == {"total", "compute", "allreduce"}, timings
         assert timings["total"] > 0 and timings["compute"] > 0 and timings["allreduce"] > 0, timings
         assert timings["compute"] + timings["allreduce"] <= timings["total"] * 1.01, timings
+
+
+def test_no_test_code_ships_into_the_sandbox():
+    """Issue 21: 02's test cells (hidden ones included) only call the learner's functions; no
+    step decorated with in_learner_kernel runs test code where the learner's code runs."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    tests = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
+    assert len(tests) == 4
+    for cell in tests:
+        assert "in_learner_kernel" not in cell.source, cell.metadata["nbgrader"]["grade_id"]
+
+
+_STEP_ELSEWHERE = """
+import pickle, sys
+import torch
+fn, args, threads = pickle.load(sys.stdin.buffer)
+torch.set_num_threads(threads)
+pickle.dump(fn(*args), sys.stdout.buffer)
+"""
+
+
+def _in_another_process(fn, *args, threads):
+    import subprocess
+    import sys
+
+    import cloudpickle
+
+    out = subprocess.run([sys.executable, "-c", _STEP_ELSEWHERE], input=cloudpickle.dumps((fn, args, threads)),
+                         capture_output=True, timeout=300, check=True)
+    import pickle
+    return pickle.loads(out.stdout)
+
+
+def test_data_parallel_bits_hold_across_processes_and_thread_counts():
+    """test_train_batch's data-parallel check compares float64 parameters to the bit with a
+    reference the judge computes while the answer runs in the learner's kernel, with the judge
+    set to that kernel's thread count. The premise: the solution's step run in another process
+    with the same thread count gives exactly the reference's bits (per-shard gradients summed in
+    replica order, lr * sum / len(X) subtracted), for 1 and 2 threads; the whole batch on one
+    replica, the same step to rounding, does not."""
+    import torch
+
+    from tests.harness import notebook_namespace
+
+    ns = notebook_namespace("02_data_parallel", containing=("import labkit", "def init_params", "def lenet"),
+                            grade_ids=("split_batch", "allreduce_", "train_batch"))
+    X, y = ns["X_train"][:16].double(), ns["y_train"][:16]
+    start = [p.double() for p in ns["init_params"](seed=1)]
+    k, lr, loss_fn, replicate, train_batch = 3, 0.5, ns["loss_fn"], ns["replicate"], ns["train_batch"]
+
+    def step(start, X, y):
+        reps = replicate(start, ["cpu"] * k)
+        train_batch(X, y, reps, lr)
+        return [[p.detach() for p in params] for params in reps]
+
+    mine = torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            total = None
+            for a, b in ((0, 6), (6, 11), (11, 16)):
+                ps = [p.clone().requires_grad_(True) for p in start]
+                loss_fn(ps, X[a:b], y[a:b]).backward()
+                total = [p.grad for p in ps] if total is None else [t + p.grad for t, p in zip(total, ps)]
+            want = [p - lr * g / len(X) for p, g in zip(start, total)]
+            got = _in_another_process(step, start, X, y, threads=threads)
+            for r, params in enumerate(got):
+                for j, (p, e) in enumerate(zip(params, want)):
+                    assert torch.equal(p, e), (threads, r, j, (p - e).abs().max().item())
+            ps = [p.clone().requires_grad_(True) for p in start]
+            loss_fn(ps, X, y).backward()
+            whole = [p - lr * p.grad / len(X) for p in ps]
+            assert not all(torch.equal(w, e) for w, e in zip(whole, want)), threads
+    finally:
+        torch.set_num_threads(mine)
