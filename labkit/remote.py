@@ -300,7 +300,10 @@ def _encode(x: Any, depth: int) -> Any:
                         "shape": list(x.shape), "device": "meta", "b64": "",
                         "grad": bool(x.requires_grad)}
             data = x.detach().cpu().contiguous()
-            raw = data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
+            flat = data.reshape(-1)
+            if flat.numel() and flat.stride(0) != 1:  # one element keeps any stride
+                flat = flat.clone(memory_format=torch.contiguous_format)
+            raw = flat.view(torch.uint8).numpy().tobytes() if data.numel() else b""
             return {"__t": "tensor", "dtype": str(data.dtype).removeprefix("torch."),
                     "shape": list(data.shape), "device": dev, "b64": _b64(raw),
                     "grad": bool(x.requires_grad)}

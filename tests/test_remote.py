@@ -20,7 +20,8 @@ def add_one_(tensors):
 def values():
     return {"i": 2**70, "f": float("nan"), "c": 1 + 2j, "s": "x", "b": b"\\x00", "t": (1, [2]),
             "set": {3}, "z": torch.zeros(()), "bf": torch.ones(2, dtype=torch.bfloat16),
-            "a": np.arange(3, dtype=np.int16), "n": np.float32(1.5), "d": torch.float16}
+            "a": np.arange(3, dtype=np.int16), "n": np.float32(1.5), "d": torch.float16,
+            "one": torch.arange(4.)[::4]}
 class Lies:
     def __eq__(self, other): return True
 def liar(): return Lies()
@@ -72,6 +73,7 @@ def test_plain_values_come_back_as_fresh_plain_objects(learner):
     assert v["t"] == (1, [2]) and v["set"] == {3} and v["d"] is torch.float16
     assert v["z"].shape == () and v["bf"].dtype == torch.bfloat16
     assert v["a"].dtype == np.int16 and type(v["n"]) is np.float32
+    assert v["one"].tolist() == [0.0]   # one element, stride 4
 
 
 def test_in_place_calls_change_the_judges_tensors(learner):
