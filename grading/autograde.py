@@ -242,6 +242,12 @@ def autograde(opts: Options) -> Outcome:
 
         print("\n".join(limits_note()), flush=True)
     started = time.monotonic()
+    from labkit.remote import SEED_ENV
+
+    if not os.environ.get(SEED_ENV, "").isdigit():  # one seed for the run's generated inputs
+        os.environ[SEED_ENV] = str(int.from_bytes(os.urandom(4), "big"))
+    print(f"Hidden tests' generated inputs: seed {os.environ[SEED_ENV]} (to draw the same "
+          f"again: {SEED_ENV}={os.environ[SEED_ENV]} make autograde ...)", flush=True)
     # nbgrader runs 'alembic' for a new gradebook, and kernels: both from this environment.
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):

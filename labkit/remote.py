@@ -944,6 +944,9 @@ def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: fl
 # other (grading/judge.py). Between two students it goes back to the state it booted in.
 # ----------------------------------------------------------------------------------
 _fresh: dict | None = None
+# the seed of the inputs hidden tests generate (Hypothesis), the same for a whole grading run
+# (make autograde sets and prints it); unset: a new one per judge kernel
+SEED_ENV = "COURSE_GRADING_SEED"
 
 
 def _torch_state() -> dict:
@@ -994,9 +997,15 @@ def judge_snapshot() -> None:
 
     import numpy
 
+    try:  # hidden tests draw their inputs with it: imported now, so its generator is reset too
+        import hypothesis.core  # noqa: F401
+    except ImportError:
+        pass
+    seed = os.environ.get(SEED_ENV, "")
     _fresh = {"modules": set(sys.modules), "env": dict(os.environ), "cwd": os.getcwd(),
               "random": random.getstate(), "numpy": numpy.random.get_state(),
-              "torch": _torch_state()}
+              "torch": _torch_state(),
+              "seed": int(seed) if seed.isdigit() else int.from_bytes(os.urandom(8), "big")}
 
 
 def _course_module(name: str, module: Any, roots: tuple[str, ...]) -> bool:
@@ -1009,11 +1018,18 @@ def _course_module(name: str, module: Any, roots: tuple[str, ...]) -> bool:
 
 
 def _restore_generators() -> None:
+    """The generators back to the judge's booted state; Hypothesis's to the grading run's seed
+    (every student of a judge gets the same generated inputs, and a run can be drawn again)."""
     import random
+    import sys
 
     import numpy
     import torch
 
+    core = sys.modules.get("hypothesis.core")
+    local = getattr(core, "threadlocal", None)
+    if local is not None:
+        local._hypothesis_global_random = random.Random(_fresh["seed"])
     random.setstate(_fresh["random"])
     numpy.random.set_state(_fresh["numpy"])
     if not torch.equal(torch.random.get_rng_state(), _fresh["torch"]["rng"]):
