@@ -21,7 +21,7 @@ from nbclient.exceptions import DeadKernelError
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Integer, Unicode
+from traitlets import Bool, Integer, Unicode
 
 _CUT_NOTE = ("\n... [output cut while the cell ran: more than {n:,} characters; "
              "the rest was not kept]\n")
@@ -66,6 +66,10 @@ class RobustExecute(Execute):
                         "dropped as it arrives, with a note").tag(config=True)
     max_notebook_output_chars = Integer(
         32_000_000, help="Characters of output kept for the whole notebook").tag(config=True)
+    # nbgrader raises when a cell's last outputs are not in 4 s after its reply (a thread of
+    # the student's that keeps printing, a loaded grader), and then drops the whole
+    # submission ungraded; the cell's reply is already in: go on to the next cell
+    raise_on_iopub_timeout = Bool(False).tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
         self._kernel_died_at = None

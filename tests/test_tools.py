@@ -277,3 +277,17 @@ def test_lint_ignores_grading_work_folders():
     finally:
         bad.unlink()
         folder.rmdir()
+
+
+def test_a_late_output_never_drops_a_submission():
+    """nbgrader's Execute raises when a cell's outputs trail its reply by 4 s (a student's
+    thread that keeps printing), and the submission is then removed ungraded; the course's
+    executors go on to the next cell instead."""
+    from nbgrader.preprocessors import Execute
+
+    from grading.judge import JudgedExecute
+    from grading.preprocessors import RobustExecute
+
+    assert Execute().raise_on_iopub_timeout
+    assert not RobustExecute().raise_on_iopub_timeout
+    assert not JudgedExecute().raise_on_iopub_timeout
