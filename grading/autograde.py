@@ -246,8 +246,9 @@ def autograde(opts: Options) -> Outcome:
 
     if not os.environ.get(SEED_ENV, "").isdigit():  # one seed for the run's generated inputs
         os.environ[SEED_ENV] = str(int.from_bytes(os.urandom(4), "big"))
-    print(f"Hidden tests' generated inputs: seed {os.environ[SEED_ENV]} (to draw the same "
-          f"again: {SEED_ENV}={os.environ[SEED_ENV]} make autograde ...)", flush=True)
+    if not opts.quiet:
+        print(f"Hidden tests' generated inputs: seed {os.environ[SEED_ENV]} (to draw the same "
+              f"again: {SEED_ENV}={os.environ[SEED_ENV]} make autograde ...)", flush=True)
     # nbgrader runs 'alembic' for a new gradebook, and kernels: both from this environment.
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):

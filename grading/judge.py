@@ -258,12 +258,17 @@ class JudgedExecute(RobustExecute):
     def preprocess_cell(self, cell, resources, index):
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or gid not in self._plan.tests:
+            alive = self._kernel_died_at is None
             with self._clock("learner: cells"):
                 cell, resources = super().preprocess_cell(cell, resources, index)
             if self._tested and cell.cell_type == "code" and cell.get("outputs"):
                 # whatever the learner's kernel saw of the tests' calls (their arguments)
-                # could be printed here: nothing it outputs from now on is kept
-                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=NOT_KEPT)]
+                # could be printed here: nothing it outputs from now on is kept, but the
+                # grader's own note that the kernel died in this cell
+                ours = [o for o in cell.outputs if alive and self._kernel_died_at is not None
+                        and o.get("output_type") == "error" and o.get("ename") == "KernelDied"]
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=NOT_KEPT),
+                                *ours[-1:]]
         else:
             with self._clock("judge: test cells"):
                 cell, resources = self._judge_cell(cell, resources, index)

@@ -142,7 +142,9 @@ def _serve(payload: str) -> str:
     _args.clear()
     try:
         op, target, data, grads = _Loader(io.BytesIO(base64.b64decode(payload))).load()
-        given = _tensors_in(list(data)) if op == "call" else []
+        # a tuple: code that rewrites lists it finds up the stack cannot swap the tensors
+        # whose state after the call is reported back
+        given = tuple(_tensors_in(list(data))) if op == "call" else ()
         for t, g in zip(given, grads or []):
             if g is not None and t.is_leaf:
                 t.grad = g  # pickling a tensor drops its .grad: it travels beside it

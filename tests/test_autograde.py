@@ -158,7 +158,10 @@ def build_class(folder: Path) -> dict[str, float | None]:
         "warnings.warn('old API', DeprecationWarning, stacklevel=2)\n"
         "print('NBGRADER_EXECUTION =', os.environ.get('NBGRADER_EXECUTION'))\n"
         "if os.environ.get('NBGRADER_EXECUTION') != 'autograde':\n    return -1")
-    put("noisy", with_cell_suffix(noisy, f2, "print('x' * 3_000_000)\nfor i in range(20000):\n"
+    # printed before the first test cell: output made after it is not kept (grading/judge.py)
+    put("noisy", with_cell_suffix(noisy, f1, "import os\nprint('NBGRADER_EXECUTION =', "
+                                  "os.environ.get('NBGRADER_EXECUTION'))\n"
+                                  "print('x' * 3_000_000)\nfor i in range(20000):\n"
                                   "    print(i)"), exp=total)
     build_red_team(folder, put, sol, blank, f1, f2, total)
     return expected

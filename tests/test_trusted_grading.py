@@ -290,12 +290,15 @@ def test_corpus_00_fools_in_kernel_grading_six_ways():
     assert len([t for t in FOOLS if t.notebook == "00_getting_started"]) >= 6
 
 
-def _learner_outputs(nb: nbformat.NotebookNode) -> str:
-    """Everything the learner's cells showed (what the feedback shows of them), as text."""
+def _learner_outputs(nb: nbformat.NotebookNode, tests_too: bool = False) -> str:
+    """Everything the learner's cells showed (what the feedback shows of them), as text;
+    ``tests_too``: test cells' outputs as well (where tests run in the student's kernel,
+    those are the student's kernel's outputs too)."""
     text = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type != "code" or (meta.get("grade") and not meta.get("solution")):
+        if cell.cell_type != "code" or (not tests_too and meta.get("grade")
+                                        and not meta.get("solution")):
             continue  # the judge's own outputs
         for out in cell.get("outputs", []):
             text.append(out.get("text", ""))
@@ -347,7 +350,7 @@ def test_hidden_tests_never_reach_the_learners_outputs(trick, tmp_path_factory):
 def test_hidden_tests_00_carried_out_where_tests_run_in_the_learners_kernel(tmp_path_factory):
     # where tests run in the student's kernel, the same probe carries them out
     run = _run("00_getting_started", "in-kernel", tmp_path_factory)
-    carried = _learner_outputs(run.autograded("trick-leak_probe"))
+    carried = _learner_outputs(run.autograded("trick-leak_probe"), tests_too=True)
     assert all(m in carried for m in HIDDEN_MARKERS["00_getting_started"])
 
 

