@@ -243,7 +243,7 @@ def _recv_exactly(conn, n: int) -> bytes:
     while left:
         chunk = conn.recv(min(left, 1 << 20))
         if not chunk:
-            raise ConnectionError("the judge closed the connection")
+            raise ConnectionError("the other side closed the connection")
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)

@@ -48,19 +48,11 @@ def _send_msg(sock: socket.socket, obj: Any) -> None:
     sock.sendall(len(body).to_bytes(8, "little") + body)
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    chunks = []
-    while n:
-        part = sock.recv(min(n, 1 << 20))
-        if not part:
-            raise EOFError("connection closed")
-        chunks.append(part)
-        n -= len(part)
-    return b"".join(chunks)
-
-
 def _recv_msg(sock: socket.socket) -> Any:
-    return pickle.loads(_recv_exact(sock, int.from_bytes(_recv_exact(sock, 8), "little")))
+    """One message; ConnectionError once the other side has closed."""
+    from labkit.remote import _recv_exactly
+
+    return pickle.loads(_recv_exactly(sock, int.from_bytes(_recv_exactly(sock, 8), "little")))
 
 
 def _serve(rank: int, world_size: int, address: str) -> str:
@@ -80,7 +72,7 @@ def _serve(rank: int, world_size: int, address: str) -> str:
     while True:
         try:
             job = _recv_msg(conn)
-        except EOFError:
+        except ConnectionError:
             return "closed"
         kind = job[0]
         try:
@@ -176,7 +168,7 @@ class Pool:
             conn.settimeout(max(0.01, deadline - time.monotonic()))
             try:
                 replies.append(_recv_msg(conn))
-            except (socket.timeout, EOFError, OSError):
+            except (socket.timeout, OSError):
                 self.close()
                 raise TimeoutError(
                     f"rank {r} of {len(ranks)} did not finish within {self.timeout:g} s (or its "
