@@ -1,0 +1,20 @@
+# cell: convert
+# loses: test_convert
+# Partial -> split by an allreduce then a local slice: right values, twice the bytes of a reduce-scatter.
+n = len(shards)
+(s, s_axis), (d, d_axis) = parse_placement(src), parse_placement(dst)
+if (s, s_axis) == (d, d_axis):
+    return [t.clone() for t in shards]
+if s == "P":
+    total = comm.all_reduce(shards)
+    return total if d == "B" else [torch.tensor_split(t, n, dim=d_axis)[r].clone() for r, t in enumerate(total)]
+if s == "B":
+    if d == "S":
+        return [torch.tensor_split(t, n, dim=d_axis)[r].clone() for r, t in enumerate(shards)]
+    return [t.clone() if r == 0 else torch.zeros_like(t) for r, t in enumerate(shards)]
+if d == "B":
+    return comm.all_gather(shards, s_axis)
+if d == "S":
+    return [torch.cat(got, dim=s_axis) for got in comm.all_to_all(shards, d_axis)]
+full = comm.all_gather(shards, s_axis)[0]
+return [full.clone() if r == 0 else torch.zeros_like(full) for r in range(n)]
