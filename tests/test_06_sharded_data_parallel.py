@@ -1,0 +1,103 @@
+"""06_sharded_data_parallel: the facts the notebook's DDP test stands on, checked on this machine.
+
+The judged test bounds each rank's bytes by a step's gradients plus 400..800 bytes of gloo's
+messages per bucket allreduce and compares parameters to the bit with a reference computed in
+the judge. These tests show the bounds hold for the solution and for the buckets the test can
+draw, that the reference equals the solution run in real processes to the bit, and that the
+notebook's prediction (step_traffic) is what the wire carries apart from those messages."""
+
+from __future__ import annotations
+
+import contextlib
+
+import nbformat
+import pytest
+import torch
+import torch.distributed as dist
+
+from grading.course import SOLUTIONS
+
+NOTEBOOK = SOLUTIONS / "06_sharded_data_parallel" / "06_sharded_data_parallel.ipynb"
+WANTED = ("def make_model", "def bucket_plan", "class BucketedDDP", "def ddp_data", "def _check_zero_args")
+
+
+def _namespace() -> dict:
+    """The notebook's model, bucket plan, DDP, data and predictions, run from the solution's cells."""
+    ns = {"__name__": "nb06_cells", "torch": torch, "dist": dist, "contextlib": contextlib, "math": __import__("math")}
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.lstrip().startswith(WANTED):
+            source = cell.source
+            if source.startswith("def make_model"):
+                source = source.split("\n\n\nfor name")[0]  # the definition, not the printout
+            exec(compile(source, "<nb06>", "exec"), ns)  # noqa: S102 (the course's own solution)
+    for name in ("make_model", "bucket_plan", "BucketedDDP", "ddp_train_", "ddp_data", "step_traffic"):
+        assert name in ns, f"the solution notebook no longer defines {name}"
+    return ns
+
+
+@pytest.fixture(scope="module")
+def nb06():
+    return _namespace()
+
+
+@pytest.fixture(scope="module")
+def pool():
+    from labkit.traffic import Pool
+
+    p = Pool(2)
+    yield p
+    p.close()
+
+
+def _reference(nb06, start, X, y, lr):
+    torch.set_num_threads(1)
+    models = [nb06["make_model"]() for _ in X]
+    for m in models:
+        with torch.no_grad():
+            for p, q in zip(m.parameters(), start):
+                p.copy_(q)
+    opts = [torch.optim.SGD(m.parameters(), lr=lr) for m in models]
+    steps, micro = X[0].shape[:2]
+    for s in range(steps):
+        for m, o, xr, yr in zip(models, opts, X, y):
+            o.zero_grad()
+            for k in range(micro):
+                (torch.nn.functional.cross_entropy(m(xr[s, k]), yr[s, k]) / micro).backward()
+        for ps in zip(*[m.parameters() for m in models]):
+            total = ps[0].grad.clone() + ps[1].grad
+            for p in ps:
+                p.grad.copy_(total / 2)
+        for o in opts:
+            o.step()
+    return [p.detach() for p in models[0].parameters()]
+
+
+def test_every_bucket_the_test_can_draw_has_32_elements(nb06):
+    """gloo's allreduce of fewer than ~32 elements sends other messages; the test draws caps of 300 bytes and up."""
+    sizes = [p.numel() * p.element_size() for p in nb06["make_model"]().parameters()]
+    for cap in range(300, 20001, 7):
+        for bucket in nb06["bucket_plan"](sizes, cap):
+            assert sum(sizes[i] for i in bucket) // 8 >= 32, (cap, bucket)
+
+
+@pytest.mark.parametrize("steps,micro,batch,lr,cap", [(2, 1, 8, 0.5, 1000), (3, 2, 5, 1.0, 300), (2, 3, 4, 0.25, 10**6)])
+def test_solution_matches_the_reference_to_the_bit_and_the_byte_bounds(nb06, pool, steps, micro, batch, lr, cap):
+    from labkit.traffic import Meter
+
+    start = [p.detach().clone() for p in nb06["make_model"](3).parameters()]
+    X, y = nb06["ddp_data"](2, steps, micro, batch, 5)
+    with Meter(pool).watch() as flows:
+        reports = pool.call(nb06["ddp_train_"], [([p.clone() for p in start], X[r], y[r], lr, cap) for r in range(2)])
+    expected = _reference(nb06, start, X, y, lr)
+    for report in reports:
+        assert all(torch.equal(a, b) for a, b in zip(report["args"][0], expected))
+    sizes = [p.numel() * p.element_size() for p in start]
+    plan = nb06["bucket_plan"](sizes, cap)
+    for r in range(2):
+        extra = flows.to(r, 1 - r) - steps * sum(sizes)
+        per_collective = extra / (steps * len(plan))
+        assert 400 <= per_collective <= 800, f"rank {r}: {per_collective} bytes of messages per allreduce"
+        # the prediction of Exercise 3, bucket by bucket, is the data part (even buckets: no padding)
+        predicted = steps * sum(nb06["step_traffic"](sum(sizes[i] for i in b) // 8, 2, 0, torch.float64) for b in plan)
+        assert abs(flows.to(r, 1 - r) - predicted - steps * len(plan) * 576) <= 8 * steps * len(plan)

@@ -1,0 +1,23 @@
+# cell: bucketed_ddp
+# region: 1
+# loses: test_bucketed_ddp
+# starts a bucket's allreduce when its first gradient arrives: the others are not in .grad yet
+self.params = list(model.parameters())
+self.buckets = bucket_plan([p.numel() * p.element_size() for p in self.params], bucket_cap_bytes)
+self.handles = []
+self.missing = [len(b) for b in self.buckets]
+
+
+def arrived(b):
+    if not self.require_sync:
+        return
+    self.missing[b] -= 1
+    if self.missing[b] == len(self.buckets[b]) - 1:
+        flat = torch.cat([self.params[i].grad.reshape(-1) if self.params[i].grad is not None
+                          else torch.zeros_like(self.params[i]).reshape(-1) for i in self.buckets[b]])
+        self.handles.append((b, flat, dist.all_reduce(flat, async_op=True)))
+
+
+for b, bucket in enumerate(self.buckets):
+    for i in bucket:
+        self.params[i].register_post_accumulate_grad_hook(lambda p, b=b: arrived(b))
