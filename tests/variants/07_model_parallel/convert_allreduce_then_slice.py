@@ -16,5 +16,12 @@ if d == "B":
     return comm.all_gather(shards, s_axis)
 if d == "S":
     return [torch.cat(got, dim=s_axis) for got in comm.all_to_all(shards, d_axis)]
-full = comm.all_gather(shards, s_axis)[0]
-return [full.clone() if r == 0 else torch.zeros_like(full) for r in range(n)]
+length, out, offset = sum(t.shape[s_axis] for t in shards), [], 0
+for t in shards:
+    shape = list(t.shape)
+    shape[s_axis] = length
+    z = t.new_zeros(shape)
+    z.narrow(s_axis, offset, t.shape[s_axis]).copy_(t)
+    offset += t.shape[s_axis]
+    out.append(z)
+return out
