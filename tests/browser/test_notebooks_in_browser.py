@@ -57,6 +57,44 @@ def test_run_all_shows_no_unexpected_error(ran: NotebookRun):
     assert not not_run, f"{ran.path}: cells that never ran after Run All: {not_run}"
 
 
+RAW_TRACEBACK = "Traceback (most recent call last)"
+
+
+def _text(output: dict) -> str:
+    """Everything an output shows as text: a stream's text, a result's text/plain and HTML."""
+    def joined(value) -> str:
+        return "".join(value) if isinstance(value, list) else str(value or "")
+    data = output.get("data") or {}
+    return "\n".join(joined(part) for part in
+                     (output.get("text"), data.get("text/plain"), data.get("text/html")))
+
+
+def test_run_all_shows_no_raw_traceback_or_warning(ran: NotebookRun):
+    """Run All of a fresh learner notebook, before any exercise is done: outside the graded test
+    cells (whose stubs raise NotImplementedError) no output holds a printed traceback (a demo
+    that needs an exercise says "Finish ... first" in one line, workers' tracebacks included) and
+    nothing is written to stderr (a library warning, a legend with no lines, a text progress bar).
+    Solutions: no printed traceback anywhere."""
+    assert ran.timed_out is None, ran.timed_out
+    learner = is_learner(ran.path)
+    tests = graded_test_cells(ran.path) if learner else set()
+    problems = []
+    for cell in ran.code_cells():
+        if cell.index in tests:
+            continue
+        for out in cell.outputs:
+            text = _text(out)
+            if RAW_TRACEBACK in text:
+                start = text.index(RAW_TRACEBACK)
+                problems.append(f"{cell.label()}: a printed traceback: {text[start:start + 300]!r}")
+            elif learner and out.get("output_type") == "stream" and out.get("name") == "stderr" \
+                    and text.strip():
+                problems.append(f"{cell.label()}: stderr: {text.strip()[:300]!r}")
+    assert not problems, (f"{ran.path}: after Run All, outputs a learner should not see "
+                          "(say 'Finish Exercise N first' in one line; silence warnings at "
+                          "their source):\n" + "\n".join(problems))
+
+
 def test_widgets_render_and_respond(ran: NotebookRun, lab: Lab):
     assert ran.timed_out is None, ran.timed_out
     widget_cells = [c for c in ran.code_cells() if c.widget_model_ids()]
