@@ -1,11 +1,8 @@
 """Every notebook of the course where MXNet cannot be imported (most GPU machines today):
 the course's grading gives each solution full marks and each untouched learner notebook
 zero, in one nbgrader run over all notebooks; the set-up cells say why MXNet is missing and
-only the stubs fail in the blanks.
-
-Known gap, checked so that it cannot pass unnoticed: 01's Exercise 1 (test_blocks) measures
-MXNet's engine and has no PyTorch path yet, so without MXNet its points cannot be earned; it
-fails saying MXNet is missing, and scores zero in both notebooks (never free)."""
+only the stubs fail in the blanks. Every point is earnable without MXNet (01's Exercise 1 has a
+PyTorch path: futures on PyTorch's inter-op threads) and none is free."""
 
 from __future__ import annotations
 
@@ -20,7 +17,6 @@ from grading.course import SOLUTIONS, assignments, generate, nbgrader, scratch_c
 from tests.harness import error_names
 
 ALL = assignments()
-NEEDS_MXNET = {("01_async_execution", "test_blocks")}  # graded cells with no PyTorch path yet
 # no_mxnet (tests/conftest.py): an 'mxnet' on PYTHONPATH whose import raises ImportError
 
 
@@ -59,7 +55,7 @@ def test_every_notebook_grades_full_and_zero_without_mxnet(no_mxnet, tmp_path):
                     problems.append(f"{a}: {student} was not graded")
                     continue
                 for g in sn.grades:
-                    expected = 0 if student == "blank" or (a, g.name) in NEEDS_MXNET else g.max_score
+                    expected = 0 if student == "blank" else g.max_score
                     if g.score != expected:
                         problems.append(f"{a} {student}: {g.name} scored {g.score} of "
                                         f"{g.max_score}, expected {expected}")
@@ -72,8 +68,7 @@ def test_every_notebook_grades_full_and_zero_without_mxnet(no_mxnet, tmp_path):
             gid = {i: c.metadata.get("nbgrader", {}).get("grade_id") for i, c in enumerate(nb.cells)}
             allowed = {"NotImplementedError"} if student == "blank" else set()
             errors = [(i, gid[i], name, msg[:200]) for i, name, msg in error_names(nb)
-                      if name not in allowed
-                      and not ((a, gid[i]) in NEEDS_MXNET and "MXNet" in msg)]
+                      if name not in allowed]
             assert not errors, f"{a} {student} without MXNet: (cell, grade id, error, message) {errors}"
             text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                            for o in c.get("outputs", []))

@@ -1,8 +1,8 @@
 # cell: blocks
 # loses: test_blocks
-mx.nd.waitall()
-y = pending_work(seconds)
-mx.nd.waitall()
+wait_all(backend)
+y = pending_work(seconds, backend)
+wait_all(backend)
 start = time.perf_counter()
 statement(y)
 called = time.perf_counter() - start
