@@ -270,7 +270,7 @@ class JudgedExecute(RobustExecute):
                 cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=NOT_KEPT),
                                 *ours[-1:]]
         else:
-            with self._clock("judge: test cells"):
+            with self._clock("judge: test cells"), self._clock(f"test cell: {gid}"):
                 cell, resources = self._judge_cell(cell, resources, index)
             self._tested = True
         # two kernels count their cells apart (1, 2, 3 and 1, 2): a cell that ran is

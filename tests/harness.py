@@ -2,7 +2,7 @@
 
 For one assignment: build a scratch course, ``nbgrader generate_assignment``, submit
 the solution, the untouched learner notebook and the variants as students, autograde
-them all in one nbgrader run, and read the gradebook.
+them (two nbgrader runs, see ``grade_all``), and read the gradebook.
 
 The solution and the blank notebook are graded whole. Variants are graded in notebooks
 that keep only what grading reads (``CellGraph.trim``: the set-up cell, every answer and
@@ -263,45 +263,66 @@ def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode
     raise ValueError(f"variant {variant.name}: no cell with grade_id {variant.cell!r}")
 
 
+# generated examples per Hypothesis test when variants are graded (labkit.remote's cap)
+VARIANT_EXAMPLES = 3
+
+
 def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
               timeout: float = 1800, files: dict | None = None, env: dict | None = None,
               variants: bool = True) -> GradeRun:
-    """Autograde solution, blank, every variant (and ``extra`` notebooks) in one run.
+    """Autograde solution, blank, every variant (and ``extra`` notebooks) of one assignment.
 
-    ``files`` maps a student to {relative path: text} handed in beside the notebook;
-    ``env`` is added to nbgrader's environment."""
+    Two nbgrader runs share one course and gradebook: the solution, the blank notebook and
+    ``extra`` are graded as a class would be; then the trimmed solution and the variant
+    bundles, with at most ``VARIANT_EXAMPLES`` generated examples per Hypothesis test in
+    the judge (every explicit ``@example`` still runs: they pin each wrong variant's
+    failure; the trimmed solution shows the few examples still pass). ``files`` maps a
+    student to {relative path: text} handed in beside the notebook; ``env`` is added to
+    nbgrader's environment."""
+    from labkit.remote import EXAMPLES_CAP_ENV
+
     root = scratch_course(workdir, [assignment])
     db_url = f"sqlite:///{root / 'grading' / 'gradebook.db'}"
     released = generate(assignment, root, db_url=db_url)
     source = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
     blank = nbformat.read(released / f"{assignment}.ipynb", as_version=4)
-    students = {"solution": source, "blank": blank}
+    whole = {"solution": source, "blank": blank, **(extra or {})}
     graph = CellGraph(source)
     bundles: dict[str, str] = {}
+    trimmed: dict[str, nbformat.NotebookNode] = {}
     if variants:
-        students["solution-trimmed"] = graph.trim(source)
+        trimmed["solution-trimmed"] = graph.trim(source)
         for k, group in enumerate(bundle(graph, load_variants(assignment)), 1):
             nb = source
             for variant in group:
                 nb = inject(nb, variant)
                 bundles[variant.name] = f"variants-{k:02d}"
-            students[f"variants-{k:02d}"] = graph.trim(nb)
-    students.update(extra or {})
-    for student, nb in students.items():
-        dest = root / "grading" / "submitted" / student / assignment
-        shutil.copytree(released, dest)
-        nbformat.write(nb, str(dest / f"{assignment}.ipynb"))
-        for rel, text in (files or {}).get(student, {}).items():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            (dest / rel).write_text(text)
+            trimmed[f"variants-{k:02d}"] = graph.trim(nb)
+
+    def submit(students: dict) -> None:
+        for student, nb in students.items():
+            dest = root / "grading" / "submitted" / student / assignment
+            shutil.copytree(released, dest)
+            nbformat.write(nb, str(dest / f"{assignment}.ipynb"))
+            for rel, text in (files or {}).get(student, {}).items():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                (dest / rel).write_text(text)
+
+    submit(whole)
     proc = nbgrader("autograde", assignment, "--force", root=root, db_url=db_url,
                     timeout=timeout, check=False, env=env)
-    run = GradeRun(assignment, root, log=proc.stdout + proc.stderr, graph=graph, bundles=bundles)
+    log = proc.stdout + proc.stderr
+    if trimmed:
+        submit(trimmed)   # graded by a second run: the first run's students are skipped
+        proc = nbgrader("autograde", assignment, root=root, db_url=db_url, timeout=timeout,
+                        check=False, env={**(env or {}), EXAMPLES_CAP_ENV: str(VARIANT_EXAMPLES)})
+        log += proc.stdout + proc.stderr
+    run = GradeRun(assignment, root, log=log, graph=graph, bundles=bundles)
 
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:
-        for student in students:
+        for student in [*whole, *trimmed]:
             try:
                 sn = gb.find_submission_notebook(assignment, assignment, student)
             except MissingEntry:

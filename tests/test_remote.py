@@ -221,3 +221,34 @@ def test_reply_bounds_on_items_and_depth_and_honest_data_within_them():
     for _ in range(60):
         deep = (deep, {"k": [1]})
     assert remote._decode(remote._read_reply(reply(remote._encode(deep, 0)))["ok"]) == deep
+
+
+_COUNT_EXAMPLES = '''
+import labkit.remote as r
+r.judge_snapshot()
+from hypothesis import example, given, settings, strategies as st
+seen = []
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.integers())
+@example(-1)
+@example(10**30)
+def t(x): seen.append(x)
+t()
+print(len(seen), -1 in seen and 10**30 in seen)
+'''
+
+
+@pytest.mark.parametrize("cap,expected", [(None, "42 True"), ("3", "5 True")])
+def test_the_suites_examples_cap_leaves_explicit_examples_and_is_off_in_grading(cap, expected):
+    """COURSE_TEST_MAX_EXAMPLES (the suite's variant runs) caps generated examples in a judge;
+    explicit @example cases all run; without it a test draws all it asks for."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != remote.EXAMPLES_CAP_ENV}
+    if cap:
+        env[remote.EXAMPLES_CAP_ENV] = cap
+    out = subprocess.run([sys.executable, "-c", _COUNT_EXAMPLES], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.strip() == expected, out.stdout + out.stderr[-2000:]

@@ -26,7 +26,8 @@ import nbformat
 import pytest
 
 from grading.course import SOLUTIONS
-from tests.harness import BEGIN, END, CellGraph, Variant, grade_all, inject
+from labkit.remote import EXAMPLES_CAP_ENV
+from tests.harness import BEGIN, END, VARIANT_EXAMPLES, CellGraph, Variant, grade_all, inject
 
 REDTEAM = Path(__file__).resolve().parent / "redteam"
 VARIANTS = Path(__file__).resolve().parent / "variants"
@@ -205,7 +206,8 @@ def _run(notebook: str, kind: str, tmp_path_factory):
         tricks = corpus(notebook)
         if kind == "judged":
             STARTUP.unlink(missing_ok=True)
-            env = dict(ENV.get(notebook, {}))
+            # tricks and their honest bases are graded alike, with few generated examples
+            env = {**ENV.get(notebook, {}), EXAMPLES_CAP_ENV: str(VARIANT_EXAMPLES)}
         else:
             keep = [t for t in tricks if t.fools or (notebook == "00_getting_started"
                                                      and t.leak_probe)]
