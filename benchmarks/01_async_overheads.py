@@ -6,7 +6,9 @@ Prints, for MXNet (where it imports), PyTorch on the CPU and PyTorch on a CUDA G
 there is one): microseconds per tiny op (`y = x + 1` on 10 numbers) with a sync after each
 op and with one sync at the end (median of 5 runs each); then two independent chains of
 512x512 products, forced serial vs issued together (MXNet: on mx.cpu(0) and mx.cpu(1);
-CUDA: on two streams), median of 5. Each figure is measured on this machine; nothing is
+CUDA: on two streams), median of 5; then 01's section 8 on the CPU: ATen launches and
+median time of a chain of 16 element-wise ops, eager, under torch.compile, and for 32
+tensors one by one vs stacked. Each figure is measured on this machine; nothing is
 quoted.
 """
 
@@ -112,7 +114,54 @@ def main(argv: list[str]) -> int:
               f"   speed-up {one / two:.2f}x")
     if not have_mxnet and not torch.cuda.is_available():
         print("  neither MXNet nor a CUDA GPU here: nothing runs side by side to measure")
+    front_end_lab()
     return 0
+
+
+def chain_ops(y, k: int):
+    """k element-wise ops in a row (the chain of 01's section 8)."""
+    for i in range(k):
+        y = y * 0.5 if i % 2 == 0 else y + 0.25
+    return y
+
+
+def front_end_lab(k: int = 16, n: int = 1000, m: int = 32) -> None:
+    """01's section 8 on the CPU: top-level ATen launches (torch.profiler) and median time
+    (torch.utils.benchmark.Timer) of k element-wise ops on n elements, eager, under
+    torch.compile (Inductor), and for m tensors one by one vs stacked."""
+    import os
+
+    from torch.profiler import ProfilerActivity, profile
+    from torch.utils.benchmark import Timer
+
+    def launches(fn):
+        stderr, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)               # Kineto logs each profile's start and stop on stderr
+        try:
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                fn()
+        finally:
+            os.dup2(stderr, 2)
+            os.close(stderr), os.close(devnull)
+        return sum(1 for e in prof.events() if e.name.startswith("aten::")
+                   and (e.cpu_parent is None or not e.cpu_parent.name.startswith("aten::")))
+
+    x = torch.rand(n)
+    tensors = [torch.rand(n) for _ in range(m)]
+    stacked = torch.stack(tensors)
+    start = time.perf_counter()
+    compiled = torch.compile(chain_ops)
+    compiled(x, k)
+    compile_s = time.perf_counter() - start
+    ways = {f"eager, {k} ops on {n}": lambda: chain_ops(x, k),
+            f"torch.compile, {k} ops on {n}": lambda: compiled(x, k),
+            f"eager, {m} tensors one by one": lambda: [chain_ops(t, k) for t in tensors],
+            f"eager, {m} tensors stacked": lambda: chain_ops(stacked, k)}
+    print(f"\nPyTorch {torch.__version__} CPU front end ({torch.get_num_threads()} threads; "
+          f"torch.compile's first call {compile_s:.1f} s):")
+    for name, fn in ways.items():
+        seconds = Timer("fn()", globals={"fn": fn}).blocked_autorange(min_run_time=1.0).median
+        print(f"  {name:<32} ATen launches {launches(fn):5d}   median {seconds * 1e6:9.1f} us")
 
 
 if __name__ == "__main__":

@@ -115,3 +115,88 @@ def test_widgets_render_and_respond(ran: NotebookRun, lab: Lab):
         lab.screenshot(f"{slug(ran.path)}__widget{i}", locator=root)
     assert responded, (f"{ran.path}: moving a control changed nothing on screen in any of its "
                        f"{len(roots)} widgets:\n" + "\n".join(report))
+
+
+TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]  # matplotlib's C0..C9
+
+
+def _colour_runs(png: bytes, tolerance: int = 12, min_px: int = 3, thick: int = 3) -> int:
+    """The bars in the lowest row of bars of a picture (the timeline's back end). A pixel is a
+    bar's if it and the pixels `thick` lines above and below have one tab10 colour (the grey
+    of antialiased text and edges is not that thick); per line, runs of at least min_px such
+    pixels, neighbouring runs of different colours (black edges and grid lines in between are
+    skipped; neighbouring bars differ in colour); the most found on a line of the lowest band
+    of at least 5 lines that show a bar."""
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    palette = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in TAB10]
+    width, height = image.size
+    pixels = image.load()
+
+    def colour(x, y):
+        r, g, b = pixels[x, y]
+        return next((k for k, (pr, pg, pb) in enumerate(palette) if abs(r - pr) <= tolerance
+                     and abs(g - pg) <= tolerance and abs(b - pb) <= tolerance), None)
+
+    grid = [[colour(x, y) for x in range(width)] for y in range(height)]
+    counts = []
+    for y in range(height):
+        runs = []                                   # [colour, length] of same-colour pixels
+        for x in range(width):
+            match = grid[y][x]
+            if not (thick <= y < height - thick and grid[y - thick][x] == match == grid[y + thick][x]):
+                match = None
+            if runs and runs[-1][0] == match:
+                runs[-1][1] += 1
+            else:
+                runs.append([match, 1])
+        bars = [c for c, length in runs if c is not None and length >= min_px]
+        counts.append(sum(1 for i, c in enumerate(bars) if i == 0 or c != bars[i - 1]))
+    bands, band = [], []                            # runs of lines that show a bar
+    for count in counts + [0]:
+        if count:
+            band.append(count)
+        elif band:
+            bands.append(band)
+            band = []
+    bands = [b for b in bands if len(b) >= 5]
+    return max(bands[-1]) if bands else 0
+
+
+def test_timeline_widget_draws_every_back_end_bar(lab: Lab):
+    """01's timeline widget as JupyterLab shows it: the picture drawn for its default 8 ops
+    holds 8 back-end bars (the issue: every other bar was zero wide, so 4 were seen)."""
+    pytest.importorskip("mxnet")
+    import nbformat
+
+    from tests.browser.lab import REPO
+
+    source = REPO / "solutions" / "01_async_execution" / "01_async_execution.ipynb"
+    nb = nbformat.read(source, as_version=4)
+    upto = next(i for i, c in enumerate(nb.cells) if "timeline_widget = " in c.source)
+    nb.cells = [c for c in nb.cells[: upto + 1] if c.cell_type == "code"]
+    n_ops = 8
+    assert f"value={n_ops}" in nb.cells[-1].source, "the widget's default number of ops changed"
+    path = "solutions/01_async_execution/timeline_bars_check.ipynb"
+    nbformat.write(nb, str(lab.server.root / path))
+    try:
+        lab.open(path)
+        run = lab.run_all(path, timeout_s=240)
+        assert run.timed_out is None, run.timed_out
+        errors = [run.describe_error(c, e) for c in run.code_cells() for e in c.errors()]
+        assert not errors, "\n".join(errors)
+        assert not lab.wait_widgets_rendered(path)
+        roots = lab.top_level_widgets(path)
+        assert roots, "the timeline widget is not on screen"
+        image = roots[0].locator("img").first
+        image.wait_for(state="visible")
+        lab.screenshot("01_timeline_bars", locator=image)
+        bars = _colour_runs(image.screenshot())
+        assert bars == n_ops, (f"the timeline shows {bars} coloured bars in a row for {n_ops} ops "
+                               "(screenshot 01_timeline_bars.png in test-artifacts/screenshots/)")
+    finally:
+        lab.close(path)
