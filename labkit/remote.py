@@ -215,8 +215,8 @@ class _JudgeObject:
 
     def __call__(self, *args, **kwargs):
         return _ask(self._path, {"op": "call", "key": self._key,
-                                 "args": _encode(list(args), 0),
-                                 "kwargs": _encode(dict(kwargs), 0)})
+                                 "args": _encode(list(args), 0, {}),
+                                 "kwargs": _encode(dict(kwargs), 0, {})})
 
     def __reduce_ex__(self, protocol):
         raise TypeError("the test's objects stay in the judge: they cannot be sent to another "
@@ -284,7 +284,10 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-def _encode(x: Any, depth: int) -> Any:
+def _encode(x: Any, depth: int, args: dict | None = None) -> Any:
+    """Plain data for x; a tensor that is an argument of the current call (``args``, by
+    default the call's) is sent as a reference to it."""
+    args = _args if args is None else args
     if depth > MAX_DEPTH:
         raise ValueError("result nested too deeply")
     t = type(x)
@@ -297,16 +300,16 @@ def _encode(x: Any, depth: int) -> Any:
     if t is bytes:
         return {"__t": "bytes", "b64": _b64(x)}
     if t in (list, tuple, set, frozenset):
-        items = [_encode(v, depth + 1) for v in x]
+        items = [_encode(v, depth + 1, args) for v in x]
         return items if t is list else {"__t": t.__name__, "v": items}
     if t is dict:
-        return {"__t": "dict", "v": [[_encode(k, depth + 1), _encode(v, depth + 1)]
+        return {"__t": "dict", "v": [[_encode(k, depth + 1, args), _encode(v, depth + 1, args)]
                                      for k, v in x.items()]}
     mod = t.__module__ or ""
     if mod.startswith("torch"):
         import torch
-        if isinstance(x, torch.Tensor) and id(x) in _args:
-            return {"__t": "arg", "i": _args[id(x)]}
+        if isinstance(x, torch.Tensor) and id(x) in args:
+            return {"__t": "arg", "i": args[id(x)]}
         if isinstance(x, torch.Tensor):
             if x.layout != torch.strided or x.is_quantized:
                 x = x.to_dense()

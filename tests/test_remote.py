@@ -46,6 +46,8 @@ def spin(seconds):
 def send_on(obj):
     import pickle
     return pickle.dumps(obj)
+def relay(obj, tensors):
+    return obj(tensors, scale=tensors[0])
 '''
 
 
@@ -57,7 +59,7 @@ def learner():
             for k, v in km.get_connection_info(session=False).items()}
     names = remote.connect(info, ["add_one_", "values", "liar", "raises", "loop", "die",
                                   "Lies", "in_threads", "use_clock", "peek", "train", "spin",
-                                  "send_on"], km.provisioner.pgid, km.provisioner.process.pid, 5.0)
+                                  "send_on", "relay"], km.provisioner.pgid, km.provisioner.process.pid, 5.0)
     yield names, kc
     if remote._session is not None:
         remote._session.close()
@@ -152,6 +154,19 @@ def test_code_a_test_defines_never_enters_the_learners_kernel(learner):
     with pytest.raises(TypeError):
         names["send_on"](cell["note"])   # and cannot be sent on from there
     assert not hasattr(remote, "in_learner_kernel")
+
+
+def test_a_call_hands_the_tensors_it_was_given_on_to_a_tests_object(learner):
+    """The learner's code passes its arguments straight to a test-owned object: they arrive as
+    values (not as references to the call's arguments, which only a reply may use)."""
+    names, _ = learner
+    seen = []
+    cell = {"__name__": "__main__", "seen": seen}
+    exec("def take(tensors, scale):\n    seen.append((tensors, scale))\n    return len(tensors)", cell)
+    given = [torch.arange(3.0), torch.ones(2)]
+    assert names["relay"](cell["take"], given) == 2
+    (tensors, scale), = seen
+    assert all(torch.equal(a, b) for a, b in zip(tensors, given)) and torch.equal(scale, given[0])
 
 
 FLOOD = '''
