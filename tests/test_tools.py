@@ -291,3 +291,21 @@ def test_a_late_output_never_drops_a_submission():
     assert Execute().raise_on_iopub_timeout
     assert not RobustExecute().raise_on_iopub_timeout
     assert not JudgedExecute().raise_on_iopub_timeout
+
+
+def test_hub_stop_counts_a_hub_that_exited_but_is_not_yet_reaped_as_stopped(tmp_path):
+    """make hub-stop waits for the hub's process to end; a hub started by a program that reaps
+    it only after the stop returns (a test's Popen) is a zombie meanwhile: stopped, not a
+    180 s wait."""
+    from grading.hub.run import stop
+
+    hub = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (tmp_path / "jupyterhub.pid").write_text(str(hub.pid))
+        start = time.monotonic()
+        assert stop(tmp_path, wait_s=30) == 0          # SIGINT ends it; it is not reaped yet
+        assert time.monotonic() - start < 10
+        assert hub.poll() is not None                  # now reaped here
+    finally:
+        hub.kill()
+        hub.wait()

@@ -363,6 +363,20 @@ def command() -> list[str]:
     return [sys.executable, "-m", "jupyterhub", "-f", str(HERE / "jupyterhub_config.py")]
 
 
+def _running(pid: int) -> bool:
+    """Whether process pid still runs: one that has exited but whose parent has not yet
+    collected its exit status (a zombie, e.g. the hub started by a program that waits on
+    this stop before it reaps) has stopped."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
 def stop(state: Path, wait_s: float = 180) -> int:
     """make hub-stop: Ctrl+C to the hub (it stops every server and the proxy), then wait."""
     pidfile = state / "jupyterhub.pid"
@@ -374,9 +388,7 @@ def stop(state: Path, wait_s: float = 180) -> int:
         return 0
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _running(pid):
             print(f"hub: stopped (process {pid}, its users' servers and the proxy)")
             return 0
         time.sleep(0.5)
