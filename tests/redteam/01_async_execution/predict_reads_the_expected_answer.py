@@ -1,6 +1,5 @@
 # base: variant:predict_fused_counts_every_op
 # scores: same
-# fools: nbgrader
 # after: predict_chain
 # predict_chain looks up the calling frames for the test's expected answer and returns it; where
 # there is none (the test runs elsewhere) it falls back to the wrong answer it builds on
