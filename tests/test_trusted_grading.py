@@ -68,9 +68,19 @@ class Trick:
         return self.name.startswith("leak_probe")
 
 
+def _lines(path: Path) -> list[str]:
+    """The file's lines, each '# include: NAME' replaced by tests/redteam/NAME's (code several
+    notebooks' tricks share, such as the leak probe's)."""
+    out = []
+    for line in path.read_text().splitlines():
+        m = re.match(r"^# include:\s*(\S+)$", line)
+        out += _lines(REDTEAM / m.group(1)) if m else [line]
+    return out
+
+
 def parse(notebook: str, path: Path) -> Trick:
     head, sections, current = {}, [("after", None, [])], None
-    for line in path.read_text().splitlines():
+    for line in _lines(path):
         m = re.match(r"^# (base|scores|fools|after):\s*(.*)$", line)
         if m and len(sections) == 1 and not sections[0][2] and current is None:
             head[m.group(1)] = m.group(2).strip()

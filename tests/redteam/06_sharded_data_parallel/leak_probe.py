@@ -1,0 +1,3 @@
+# base: solution
+# scores: same
+# include: leak_probe_body.py
