@@ -246,9 +246,10 @@ def autograde(opts: Options) -> Outcome:
 
     if not os.environ.get(SEED_ENV, "").isdigit():  # one seed for the run's generated inputs
         os.environ[SEED_ENV] = str(int.from_bytes(os.urandom(4), "big"))
+    seed_line = (f"Hidden tests' generated inputs: seed {os.environ[SEED_ENV]} (to draw the "
+                 f"same again: {SEED_ENV}={os.environ[SEED_ENV]} make autograde ...)")
     if not opts.quiet:
-        print(f"Hidden tests' generated inputs: seed {os.environ[SEED_ENV]} (to draw the same "
-              f"again: {SEED_ENV}={os.environ[SEED_ENV]} make autograde ...)", flush=True)
+        print(seed_line, flush=True)
     # nbgrader runs 'alembic' for a new gradebook, and kernels: both from this environment.
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
@@ -340,7 +341,8 @@ def autograde(opts: Options) -> Outcome:
                 state["students"][sid] = {"digest": digests[sid], "graded": bool(r.get("graded")),
                                           "errors": r.get("errors", []), "notes": notes,
                                           "sandboxed": opts.sandbox == "on",
-                                          "imported": imported_at.get(sid)}
+                                          "imported": imported_at.get(sid),
+                                          "seed": os.environ[SEED_ENV]}
                 _write_json(state_path, state)
                 out.graded.append(sid)
                 out.merge_seconds.append(time.monotonic() - t0)
@@ -354,6 +356,7 @@ def autograde(opts: Options) -> Outcome:
             try:
                 from grading.cluster import grade_all
 
+                out.cluster.append(seed_line)
                 grade_all(opts, template, [(sid, submitted / sid / a) for sid, _, _ in todo_students],
                           on_result, on_lost, limit, out.cluster)
             finally:

@@ -43,6 +43,8 @@ import time
 import uuid
 from pathlib import Path, PurePosixPath
 
+from labkit.remote import SEED_ENV  # the run's seed of the hidden tests' generated inputs
+
 REPO = Path(__file__).resolve().parent.parent
 COPY_BACK_BYTES = 200 * 1024 * 1024  # autograded notebooks + feedback of one submission
 START_SECONDS = 300  # a grading child imports nbgrader and reads its gradebook
@@ -162,6 +164,8 @@ class Child:
         env.pop("NBGRADER_EXECUTION", None)
         if c.get("cell_timeout"):
             env["COURSE_CELL_TIMEOUT"] = str(c["cell_timeout"])
+        if c.get("seed"):  # the run's seed of generated inputs, on this machine's workers too
+            env[SEED_ENV] = str(c["seed"])
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "grading.cluster", "serve", str(self.dir / "course"),
@@ -503,6 +507,7 @@ def grade_all(opts, template: Path, todo: list[tuple[str, Path]], on_result, on_
         config = {"run": run, "topic": topic, "assignment": opts.assignment,
                   "hidden": opts.hidden, "sandbox": opts.sandbox,
                   "cell_timeout": opts.cell_timeout, "template": template_files,
+                  "seed": os.environ.get(SEED_ENV, ""),
                   "log_dir": str(template.parent) if cluster is not None else None}
         [cfg] = client.scatter([config], hash=False)
         for i, (student, folder) in enumerate(todo):

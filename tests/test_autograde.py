@@ -365,6 +365,20 @@ def test_missing_and_renamed_notebooks_score_zero_and_extras_are_ignored(graded_
     assert not alone.get("errors"), f"a renamed notebook is missing work, not a grader failure: {alone}"
 
 
+def test_the_runs_seed_is_kept_with_every_grade(graded_class):
+    """The seed of the hidden tests' generated inputs is in the run's summary and kept with
+    each student's grade (state.json), so a disputed grade can be drawn again."""
+    import os
+
+    from labkit.remote import SEED_ENV
+
+    seed = os.environ[SEED_ENV]
+    assert any(f"seed {seed}" in line for line in graded_class["out"].cluster), graded_class["out"].cluster
+    state = json.loads((graded_class["course"] / "grading" / "reports" / A / "state.json").read_text())
+    graded = {sid: s for sid, s in state["students"].items() if "digest" in s}
+    assert graded and all(s.get("seed") == seed for s in graded.values()), graded
+
+
 def test_huge_output_is_capped(graded_class):
     path = graded_class["course"] / "grading" / "autograded" / "noisy" / A / NB
     assert path.stat().st_size < 1_000_000, f"autograded notebook is {path.stat().st_size} bytes"
