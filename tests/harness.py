@@ -263,8 +263,10 @@ def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode
     raise ValueError(f"variant {variant.name}: no cell with grade_id {variant.cell!r}")
 
 
-# generated examples per Hypothesis test when variants are graded (labkit.remote's cap)
+# generated examples per Hypothesis test when variants are graded (labkit.remote's cap), and
+# the seed they are drawn from: the same every run, so a variant's grade never depends on luck
 VARIANT_EXAMPLES = 3
+VARIANT_SEED = "20261124"
 
 
 def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
@@ -276,10 +278,11 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     ``extra`` are graded as a class would be; then the trimmed solution and the variant
     bundles, with at most ``VARIANT_EXAMPLES`` generated examples per Hypothesis test in
     the judge (every explicit ``@example`` still runs: they pin each wrong variant's
-    failure; the trimmed solution shows the few examples still pass). ``files`` maps a
+    failure; the trimmed solution shows the few examples still pass), drawn from a fixed seed
+    (``VARIANT_SEED``) unless ``env`` names one. ``files`` maps a
     student to {relative path: text} handed in beside the notebook; ``env`` is added to
     nbgrader's environment."""
-    from labkit.remote import EXAMPLES_CAP_ENV
+    from labkit.remote import EXAMPLES_CAP_ENV, SEED_ENV
 
     root = scratch_course(workdir, [assignment])
     db_url = f"sqlite:///{root / 'grading' / 'gradebook.db'}"
@@ -315,7 +318,8 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     if trimmed:
         submit(trimmed)   # graded by a second run: the first run's students are skipped
         proc = nbgrader("autograde", assignment, root=root, db_url=db_url, timeout=timeout,
-                        check=False, env={**(env or {}), EXAMPLES_CAP_ENV: str(VARIANT_EXAMPLES)})
+                        check=False, env={SEED_ENV: VARIANT_SEED, **(env or {}),
+                                          EXAMPLES_CAP_ENV: str(VARIANT_EXAMPLES)})
         log += proc.stdout + proc.stderr
     run = GradeRun(assignment, root, log=log, graph=graph, bundles=bundles)
 
