@@ -344,3 +344,30 @@ def error_names(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
                 found.append((i, out.get("ename", ""), out.get("evalue", "")))
     return found
 
+
+
+# Session fixtures (the browser suite's JupyterLab and Chromium) may live under the same
+# test process as a test that checks nothing of its own was left running.
+SESSION_FIXTURE_ENV = "COURSE_TEST_SESSION_FIXTURE"
+
+
+def own_children_left_running() -> list:
+    """This process's live descendants, less the session fixtures' process trees."""
+    import psutil
+    fixtures = set()
+    for p in psutil.Process().children(recursive=True):
+        try:
+            marked = (SESSION_FIXTURE_ENV in p.environ()
+                      or any("playwright" in part for part in p.cmdline()[:2]))
+            if marked:
+                fixtures |= {p.pid, *(c.pid for c in p.children(recursive=True))}
+        except psutil.Error:
+            pass
+    left = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.pid not in fixtures and p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                left.append(p)
+        except psutil.Error:
+            pass
+    return left

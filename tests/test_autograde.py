@@ -24,6 +24,7 @@ from grading import autograde as ag
 from grading.course import REPO, SOLUTIONS, nbgrader
 from grading.preprocessors import HideHiddenTests, hidden_region
 from grading.submissions import SubmissionsError, read_zip
+from tests.harness import own_children_left_running
 
 A = "00_getting_started"
 NB = f"{A}.ipynb"
@@ -434,19 +435,9 @@ def test_red_team_submission_time_is_the_imports(graded_class):
 
 
 def test_no_worker_or_kernel_left_running(graded_class):
-    import psutil
-    me = psutil.Process()
-    # the browser tests' Chromium (a session fixture, tests/conftest.py) may share this test
-    # process: its Playwright driver and everything under it are not the grader's
-    browser = set()
-    for p in me.children(recursive=True):
-        try:
-            if any("playwright" in part for part in p.cmdline()[:2]):
-                browser |= {p.pid, *(c.pid for c in p.children(recursive=True))}
-        except psutil.Error:
-            pass
-    left = [p for p in me.children(recursive=True) if p.pid not in browser and p.is_running()
-            and p.status() != psutil.STATUS_ZOMBIE]
+    # the browser suite's JupyterLab and Chromium (session fixtures) may share this test
+    # process: their process trees are not the grader's
+    left = own_children_left_running()
     assert not left, [p.cmdline() for p in left]
 
 

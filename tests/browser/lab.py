@@ -25,6 +25,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.harness import SESSION_FIXTURE_ENV
+
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 CHROMIUM = Path(os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium"))
@@ -133,6 +135,7 @@ class LabServer:
             "JUPYTER_RUNTIME_DIR": str(self.runtime_dir),
             "COURSE_ROOT": str(self.root),
             "NBGRADER_EXECUTION": "validate",
+            SESSION_FIXTURE_ENV: "browser",  # tests that count leftover processes skip this tree
             "PATH": os.pathsep.join([str(VENV_BIN), env.get("PATH", "")]),
         })
         return env
