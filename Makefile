@@ -7,6 +7,8 @@
 #   make release                    regenerate notebooks/ from solutions/
 #   make validate NB=path.ipynb     check your answers in one notebook
 #   make bench                      print the figures the course promises
+#   make soak [NB=NN_topic SCALE=10 SEEDS=2]  grade the solutions with many more generated
+#                                   test inputs: a correct answer must lose nothing
 #   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex
 #                                   SANDBOX=off DB_URL=postgresql://user@host/course
 #                                   SCHEDULER=tcp://host:8786]
@@ -42,7 +44,7 @@ SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap \
   /usr/lib/postgresql/*/bin/initdb:postgresql /usr/bin/npm:nodejs,npm
 HUB_PORT ?= 8000
 
-.PHONY: lab test lint release validate bench autograde grade-demo check-python system hub \
+.PHONY: lab test lint release validate bench soak autograde grade-demo check-python system hub \
   hub-stop reset
 
 # Installs the missing Debian packages as root or with non-interactive sudo; otherwise
@@ -95,6 +97,10 @@ release: $(STAMP)
 
 validate: $(STAMP)
 	@$(BIN)/python grading/validate.py $(NB)
+
+# the solutions graded with SCALE times the generated examples under SEEDS seeds (tests/soak.py)
+soak: system $(STAMP)
+	@$(BIN)/python tests/soak.py $(NB) $(if $(SCALE),--scale $(SCALE)) $(if $(SEEDS),--seeds $(SEEDS)) --jobs $(JOBS)
 
 bench: $(STAMP)
 	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

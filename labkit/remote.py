@@ -976,25 +976,32 @@ SEED_ENV = "COURSE_GRADING_SEED"
 # suite grades each notebook's solution with every example, and its wrong-answer variants,
 # whose failures explicit examples pin, with a few.
 EXAMPLES_CAP_ENV = "COURSE_TEST_MAX_EXAMPLES"
+# a soak run only (make soak): this many times the generated examples each Hypothesis test
+# asks for, to find generated tests that a correct answer fails on a rare draw
+EXAMPLES_SCALE_ENV = "COURSE_TEST_EXAMPLES_SCALE"
 
 
-def _cap_examples(cap: int) -> None:
-    """Every Hypothesis settings object made from now on in this process draws at most
-    ``cap`` examples, whatever ``max_examples`` its test asks for."""
+def _limit_examples(cap: int | None = None, scale: int = 1) -> None:
+    """Every Hypothesis settings object made from now on in this process draws ``scale``
+    times the examples its test asks for, and at most ``cap``."""
     from hypothesis import settings
 
-    base = getattr(settings.__init__, "_uncapped", settings.__init__)
+    base = getattr(settings.__init__, "_unlimited", settings.__init__)
 
-    def capped(self, parent=None, **kwargs):
+    def limit(n: int) -> int:
+        return min(n * scale, cap) if cap else n * scale
+
+    def limited(self, parent=None, **kwargs):
         wanted = kwargs.get("max_examples")
-        if isinstance(wanted, int) and wanted > cap:
-            kwargs["max_examples"] = cap
+        if isinstance(wanted, int):
+            kwargs["max_examples"] = limit(wanted)
         base(self, parent, **kwargs)
 
-    capped._uncapped = base
-    settings.__init__ = capped
-    settings.register_profile("course-capped", max_examples=cap)
-    settings.load_profile("course-capped")
+    limited._unlimited = base
+    default = settings.get_profile("default").max_examples
+    settings.__init__ = limited
+    settings.register_profile("course-examples", max_examples=default)
+    settings.load_profile("course-examples")
 
 
 def _torch_state() -> dict:
@@ -1050,9 +1057,11 @@ def judge_snapshot() -> None:
     except ImportError:
         pass
     else:
-        cap = os.environ.get(EXAMPLES_CAP_ENV, "")
-        if cap.isdigit() and int(cap) > 0:
-            _cap_examples(int(cap))
+        cap, scale = (os.environ.get(name, "") for name in (EXAMPLES_CAP_ENV, EXAMPLES_SCALE_ENV))
+        cap = int(cap) if cap.isdigit() and int(cap) > 0 else None
+        scale = int(scale) if scale.isdigit() and int(scale) > 0 else 1
+        if cap or scale > 1:
+            _limit_examples(cap, scale)
     seed = os.environ.get(SEED_ENV, "")
     _fresh = {"modules": set(sys.modules), "env": dict(os.environ), "cwd": os.getcwd(),
               "random": random.getstate(), "numpy": numpy.random.get_state(),

@@ -145,10 +145,35 @@ class CellGraph:
                     todo.append(i)
         return [i for i, cell in enumerate(self.nb.cells) if cell.cell_type != "code" or i in keep]
 
-    def trim(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        """A copy of ``nb`` (this notebook, variants injected) with only the kept cells."""
+    def kept_for(self, cells: set[int]) -> list[int]:
+        """Indices of the cells a notebook needs to grade the test cells among ``cells``
+        (a variant's reach): markdown, the set-up cell, those of ``cells`` that ``trim``
+        keeps, and the cells they read, transitively. A name a cell only imports comes
+        from a kept cell that imports it, or else from the first cell that does; answer
+        and test cells nothing needed reads are left out (nbgrader is told not to put
+        them back, see ``grade_all``)."""
+        keep = ({i for i in cells if i in self.kept} & set(self.code)) | {min(self.code)}
+        todo = list(keep)
+        while todo:
+            while todo:
+                c = self.code[todo.pop()]
+                for i, other in self.code.items():
+                    if i not in keep and (c.dynamic or c.reads & self._makes(other)):
+                        keep.add(i)
+                        todo.append(i)
+            bound = set().union(*(self.code[i].binds for i in keep))
+            for name in set().union(*(self.code[i].reads for i in keep)) - bound:
+                first = next((i for i in sorted(self.code) if name in self.code[i].imported), None)
+                if first is not None and first not in keep:
+                    keep.add(first)
+                    todo.append(first)
+        return [i for i in self.kept if self.nb.cells[i].cell_type != "code" or i in keep]
+
+    def trim(self, nb: nbformat.NotebookNode, cells: list[int] | None = None) -> nbformat.NotebookNode:
+        """A copy of ``nb`` (this notebook, variants injected) with only the kept cells, or
+        only ``cells`` (indices, from ``kept_for``)."""
         out = copy.deepcopy(nb)
-        out.cells = [out.cells[i] for i in self.kept]
+        out.cells = [out.cells[i] for i in (self.kept if cells is None else cells)]
         return out
 
 
@@ -187,15 +212,24 @@ class GradeRun:
     log: str = ""
     graph: CellGraph | None = None
     bundles: dict[str, str] = field(default_factory=dict)   # variant name -> student
+    kept: dict[str, list[int]] = field(default_factory=dict)  # student -> source cells kept
 
     def reach(self, variant: Variant) -> tuple[str, set[str], set[int]]:
         """The student whose notebook holds ``variant``, and the grade ids and cell indices
         (in that trimmed notebook) the variant can influence."""
         cells = self.graph.downstream(variant.cell, variant)
-        kept = self.graph.kept
-        return (self.bundles[variant.name],
-                {self.graph.code[i].gid for i in cells if self.graph.code[i].gid},
+        student = self.bundles[variant.name]
+        kept = self.kept[student]
+        return (student,
+                {self.graph.code[i].gid for i in cells if self.graph.code[i].gid and i in kept},
                 {kept.index(i) for i in cells if i in kept})
+
+    def graded_ids(self, student: str) -> set[str]:
+        """Grade ids of the cells in ``student``'s notebook (all, unless it was trimmed)."""
+        if student not in self.kept:
+            return set(self.scores[student])
+        return {self.graph.code[i].gid for i in self.kept[student]
+                if i in self.graph.code and self.graph.code[i].gid}
 
     def autograded(self, student: str) -> nbformat.NotebookNode:
         path = (self.root / "grading" / "autograded" / student / self.assignment
@@ -292,15 +326,26 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     whole = {"solution": source, "blank": blank, **(extra or {})}
     graph = CellGraph(source)
     bundles: dict[str, str] = {}
+    kept: dict[str, list[int]] = {}
     trimmed: dict[str, nbformat.NotebookNode] = {}
     if variants:
-        trimmed["solution-trimmed"] = graph.trim(source)
+        kept["solution-trimmed"] = graph.kept
         for k, group in enumerate(bundle(graph, load_variants(assignment)), 1):
-            nb = source
+            nb, reach = source, set()
             for variant in group:
                 nb = inject(nb, variant)
                 bundles[variant.name] = f"variants-{k:02d}"
-            trimmed[f"variants-{k:02d}"] = graph.trim(nb)
+                reach |= graph.downstream(variant.cell, variant)
+                reach |= {graph.by_id[g] for g in variant.loses if g in graph.by_id}
+            kept[f"variants-{k:02d}"] = cells = graph.kept_for(reach)
+            trimmed[f"variants-{k:02d}"] = graph.trim(nb, cells)
+        # the solution trimmed as each bundle was: its tests pass without the cells left out
+        proofs = sorted({tuple(c) for c in kept.values()} - {tuple(graph.kept)})
+        for k, cells in enumerate(proofs, 1):
+            kept[f"solution-trimmed-{k:02d}"] = list(cells)
+        for student, cells in kept.items():
+            if student.startswith("solution-trimmed"):
+                trimmed[student] = graph.trim(source, cells)
 
     def submit(students: dict) -> None:
         for student, nb in students.items():
@@ -317,11 +362,12 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     log = proc.stdout + proc.stderr
     if trimmed:
         submit(trimmed)   # graded by a second run: the first run's students are skipped
-        proc = nbgrader("autograde", assignment, root=root, db_url=db_url, timeout=timeout,
+        proc = nbgrader("autograde", assignment, "--OverwriteCells.add_missing_cells=False",
+                        root=root, db_url=db_url, timeout=timeout,
                         check=False, env={SEED_ENV: VARIANT_SEED, **(env or {}),
                                           EXAMPLES_CAP_ENV: str(VARIANT_EXAMPLES)})
         log += proc.stdout + proc.stderr
-    run = GradeRun(assignment, root, log=log, graph=graph, bundles=bundles)
+    run = GradeRun(assignment, root, log=log, graph=graph, bundles=bundles, kept=kept)
 
     from nbgrader.api import Gradebook, MissingEntry
 

@@ -114,6 +114,21 @@ def test_cell_graph_follows_names_not_imports():
     assert graph.kept == [0, 1, 2, 3, 4, 5, 7, 8]    # the demo nothing reads is dropped
 
 
+def test_a_bundle_keeps_only_the_cells_its_tests_need():
+    graph = CellGraph(_cells(*GRAPH_NB))
+    assert graph.kept_for(graph.downstream("g")) == [0, 3, 4, 5]    # f's and h's cells go
+    assert graph.kept_for(graph.downstream("f")) == [0, 1, 2, 7, 8]  # test_h also reads h
+    # a name only a left-out cell imports comes with that cell
+    nb = _cells(("SCALE = 2", None),
+                ("def f(x):\n    ### BEGIN SOLUTION\n    return math.sqrt(x)\n    ### END SOLUTION",
+                 _answer("f")),
+                ("import math\nassert f(4) == 2", _test("test_f")),
+                ("def g(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION", _answer("g")),
+                ("assert g(1) == f(1)", _test("test_g")))
+    graph = CellGraph(nb)
+    assert graph.kept_for(graph.downstream("g")) == [0, 1, 2, 3, 4]
+
+
 def test_a_cell_reading_globals_by_name_sees_everything():
     nb = _cells(*GRAPH_NB, ("assert globals()['g'](3) == 3", _test("test_dynamic")))
     assert 9 in CellGraph(nb).downstream("f") and 9 in CellGraph(nb).downstream("g")

@@ -104,13 +104,20 @@ def test_variant_scores_as_it_should(graded, assignment, variant):
 
 @pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])
 def test_trimmed_solution_scores_full_marks(graded, assignment):
-    """Variants are graded in notebooks that keep only the cells grading reads; the
-    solution trimmed the same way must still score full marks, with no error."""
+    """Variants are graded in notebooks that keep only the cells grading reads, and of
+    those only the cells their bundle's tests need; the solution trimmed each of these
+    ways must still score full marks in every cell it keeps, with no error."""
     run = graded(assignment)
-    lost = {c: s for c, s in run.scores["solution-trimmed"].items() if s[0] != s[1]}
-    assert not lost, f"the trimmed solution lost points in {lost}:\n{run.log[-3000:]}"
-    errors = error_names(run.autograded("solution-trimmed"))
-    assert not errors, f"errors in the trimmed solution (cell, error, message): {errors}"
+    proofs = [s for s in run.scores if s.startswith("solution-trimmed")]
+    assert "solution-trimmed" in proofs, f"the trimmed solution was not graded:\n{run.log[-3000:]}"
+    assert len(proofs) == len({tuple(c) for c in run.kept.values()}), (proofs, run.log[-3000:])
+    for student in proofs:
+        ids = run.graded_ids(student)
+        assert ids, f"{student} keeps no graded cell"
+        lost = {c: s for c, s in run.scores[student].items() if s[0] != s[1] and c in ids}
+        assert not lost, f"{student} lost points in {lost}:\n{run.log[-3000:]}"
+        errors = error_names(run.autograded(student))
+        assert not errors, f"errors in {student} (cell, error, message): {errors}"
 
 
 @pytest.mark.parametrize("assignment", [grouped(a) for a in ASSIGNMENTS])

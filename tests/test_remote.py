@@ -253,17 +253,22 @@ print(len(seen), -1 in seen and 10**30 in seen)
 '''
 
 
-@pytest.mark.parametrize("cap,expected", [(None, "42 True"), ("3", "5 True")])
-def test_the_suites_examples_cap_leaves_explicit_examples_and_is_off_in_grading(cap, expected):
-    """COURSE_TEST_MAX_EXAMPLES (the suite's variant runs) caps generated examples in a judge;
-    explicit @example cases all run; without it a test draws all it asks for."""
+@pytest.mark.parametrize("cap,scale,expected", [(None, None, "42 True"), ("3", None, "5 True"),
+                                               (None, "3", "122 True"), ("50", "3", "52 True")])
+def test_the_suites_examples_cap_leaves_explicit_examples_and_is_off_in_grading(cap, scale, expected):
+    """COURSE_TEST_MAX_EXAMPLES (the suite's variant runs) caps generated examples in a judge,
+    COURSE_TEST_EXAMPLES_SCALE (make soak) multiplies them; explicit @example cases all run;
+    without either a test draws all it asks for."""
     import os
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != remote.EXAMPLES_CAP_ENV}
+    env = {k: v for k, v in os.environ.items()
+           if k not in (remote.EXAMPLES_CAP_ENV, remote.EXAMPLES_SCALE_ENV)}
     if cap:
         env[remote.EXAMPLES_CAP_ENV] = cap
+    if scale:
+        env[remote.EXAMPLES_SCALE_ENV] = scale
     out = subprocess.run([sys.executable, "-c", _COUNT_EXAMPLES], env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.stdout.strip() == expected, out.stdout + out.stderr[-2000:]
