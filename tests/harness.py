@@ -4,12 +4,13 @@ For one assignment: build a scratch course, ``nbgrader generate_assignment``, su
 the solution, the untouched learner notebook and the variants as students, autograde
 them (two nbgrader runs, see ``grade_all``), and read the gradebook.
 
-The solution and the blank notebook are graded whole. Variants are graded in notebooks
-that keep only what grading reads (``CellGraph.trim``: the set-up cell, every answer and
-test cell, and the given cells those read), with a trimmed solution beside them that
-must still score full marks; variants that cannot see each other share one notebook
-(``bundle``). Both cut the suite's time, not what it checks: each variant is judged
-only on the cells it can reach.
+The solution and the blank notebook are graded whole. Variants that cannot see each other
+share one notebook (``bundle``), which keeps only what its own tests read
+(``CellGraph.kept_for``: the set-up cell, the cells the variants reach, and the cells those
+read); such notebooks are graded as units one after another in the notebooks of a made-up
+assignment (``grade_all``), each notebook ending with the solution trimmed the same ways,
+which must still score full marks. All of it cuts the suite's time, not what it checks:
+each variant is judged only on the cells it can reach.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Variant:
     code: str
     region: int = 1
     full: bool = False
+    alone: str = ""           # why it is graded in a notebook of its own (header '# alone:')
 
     @property
     def student(self) -> str:
@@ -213,6 +215,8 @@ class GradeRun:
     graph: CellGraph | None = None
     bundles: dict[str, str] = field(default_factory=dict)   # variant name -> student
     kept: dict[str, list[int]] = field(default_factory=dict)  # student -> source cells kept
+    # student graded as a unit -> (notebook of the made-up assignment, first cell, tag)
+    units: dict[str, tuple[str, int, str]] = field(default_factory=dict)
 
     def reach(self, variant: Variant) -> tuple[str, set[str], set[int]]:
         """The student whose notebook holds ``variant``, and the grade ids and cell indices
@@ -232,9 +236,23 @@ class GradeRun:
                 if i in self.graph.code and self.graph.code[i].gid}
 
     def autograded(self, student: str) -> nbformat.NotebookNode:
-        path = (self.root / "grading" / "autograded" / student / self.assignment
-                / f"{self.assignment}.ipynb")
-        return nbformat.read(path, as_version=4)
+        """The student's autograded notebook; for a unit, its own cells."""
+        if student not in self.units:
+            path = (self.root / "grading" / "autograded" / student / self.assignment
+                    / f"{self.assignment}.ipynb")
+            return nbformat.read(path, as_version=4)
+        part, first, _ = self.units[student]
+        path = (self.root / "grading" / "autograded" / "variants" / f"{self.assignment}_variants"
+                / f"{part}.ipynb")
+        nb = nbformat.read(path, as_version=4)
+        nb.cells = nb.cells[first:first + len(self.kept[student])]
+        return nb
+
+    def ran_from_the_start(self, student: str) -> bool:
+        """Whether the learner's kernel was alive when the student's cells began (a unit
+        after one whose code killed the kernel never ran)."""
+        code = [c for c in self.autograded(student).cells if c.cell_type == "code"]
+        return bool(code) and code[0].get("execution_count") is not None
 
     def total(self, student: str) -> tuple[float, float]:
         cells = self.scores[student]
@@ -247,11 +265,13 @@ def load_variants(assignment: str) -> list[Variant]:
     folder = VARIANTS / assignment
     found = []
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        header, code_lines, cell, loses, region, full = True, [], None, [], 1, False
+        header, code_lines, cell, loses, region, full, alone = True, [], None, [], 1, False, ""
         for line in path.read_text().splitlines():
-            m = re.match(r"^# (cell|loses|region|scores):\s*(.*)$", line) if header else None
+            m = re.match(r"^# (cell|loses|region|scores|alone):\s*(.*)$", line) if header else None
             if m:
-                if m.group(1) == "cell":
+                if m.group(1) == "alone":
+                    alone = m.group(2).strip() or "(no reason given)"
+                elif m.group(1) == "cell":
                     cell = m.group(2).strip()
                 elif m.group(1) == "region":
                     region = int(m.group(2))
@@ -270,7 +290,7 @@ def load_variants(assignment: str) -> list[Variant]:
         if full and loses:
             raise ValueError(f"{path}: a '# scores: full' variant loses nothing; drop '# loses:'")
         code = "\n".join(code_lines).strip("\n")
-        found.append(Variant(assignment, path.stem, cell, loses, code, region, full))
+        found.append(Variant(assignment, path.stem, cell, loses, code, region, full, alone))
     return found
 
 
@@ -301,6 +321,28 @@ def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode
 # the seed they are drawn from: the same every run, so a variant's grade never depends on luck
 VARIANT_EXAMPLES = 3
 VARIANT_SEED = "20261124"
+# variant notebooks (and the trimmed solutions that prove their trimming) are graded as
+# units one after another in the notebooks of one made-up assignment, this many a notebook:
+# a unit costs its cells, not a kernel start, set-up imports and nbgrader's bookkeeping
+UNITS_PER_NOTEBOOK = 12
+# a test cell that reads every cell handed in (labkit.remote.learner_sources, and
+# labkit.nocast.source_casts, which calls it): the units before and after its own would be
+# part of what it reads
+WHOLE_PROGRAM = re.compile(r"\b(learner_sources|source_casts)\s*\(")
+
+
+def _unit_cells(nb: nbformat.NotebookNode, cells: list[int], tag: str) -> list:
+    """Copies of the given cells of ``nb``, their grade ids and cell ids made unique by ``tag``."""
+    out = []
+    for i in cells:
+        cell = copy.deepcopy(nb.cells[i])
+        if cell.get("id"):
+            cell["id"] = f"{cell['id'][:48]}-{tag}"
+        meta = cell.metadata.get("nbgrader")
+        if meta and meta.get("grade_id"):
+            meta["grade_id"] = f"{meta['grade_id']}__{tag}"
+        out.append(cell)
+    return out
 
 
 def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
@@ -309,13 +351,16 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     """Autograde solution, blank, every variant (and ``extra`` notebooks) of one assignment.
 
     Two nbgrader runs share one course and gradebook: the solution, the blank notebook and
-    ``extra`` are graded as a class would be; then the trimmed solution and the variant
-    bundles, with at most ``VARIANT_EXAMPLES`` generated examples per Hypothesis test in
-    the judge (every explicit ``@example`` still runs: they pin each wrong variant's
-    failure; the trimmed solution shows the few examples still pass), drawn from a fixed seed
-    (``VARIANT_SEED``) unless ``env`` names one. ``files`` maps a
-    student to {relative path: text} handed in beside the notebook; ``env`` is added to
-    nbgrader's environment."""
+    ``extra`` are graded as a class would be; then the variant bundles and the trimmed
+    solutions, each a unit of cells in the notebooks of a made-up assignment
+    (``<assignment>_variants``, ``UNITS_PER_NOTEBOOK`` units a notebook, their grade ids
+    suffixed with the unit's tag: the wrong answers first, then the correct alternatives,
+    then the trimmed solutions, which show the units before them left nothing behind), with
+    at most ``VARIANT_EXAMPLES`` generated examples per Hypothesis test in the judge (every
+    explicit ``@example`` still runs: they pin each wrong variant's failure) drawn from a
+    fixed seed (``VARIANT_SEED``) unless ``env`` names one. ``files`` maps a student to
+    {relative path: text} handed in beside the notebook; ``env`` is added to nbgrader's
+    environment."""
     from labkit.remote import EXAMPLES_CAP_ENV, SEED_ENV
 
     root = scratch_course(workdir, [assignment])
@@ -327,57 +372,114 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     graph = CellGraph(source)
     bundles: dict[str, str] = {}
     kept: dict[str, list[int]] = {}
-    trimmed: dict[str, nbformat.NotebookNode] = {}
+    units: dict[str, nbformat.NotebookNode] = {}   # student -> notebook, in grading order
+    alone: set[str] = set()                         # units graded in a notebook of their own
     if variants:
-        kept["solution-trimmed"] = graph.kept
-        for k, group in enumerate(bundle(graph, load_variants(assignment)), 1):
+        groups = bundle(graph, load_variants(assignment))
+        groups = [g for g in groups if not any(v.full for v in g)] + \
+                 [g for g in groups if any(v.full for v in g)]
+        for k, group in enumerate(groups, 1):
             nb, reach = source, set()
             for variant in group:
                 nb = inject(nb, variant)
                 bundles[variant.name] = f"variants-{k:02d}"
                 reach |= graph.downstream(variant.cell, variant)
                 reach |= {graph.by_id[g] for g in variant.loses if g in graph.by_id}
-            kept[f"variants-{k:02d}"] = cells = graph.kept_for(reach)
-            trimmed[f"variants-{k:02d}"] = graph.trim(nb, cells)
-        # the solution trimmed as each bundle was: its tests pass without the cells left out
-        proofs = sorted({tuple(c) for c in kept.values()} - {tuple(graph.kept)})
-        for k, cells in enumerate(proofs, 1):
-            kept[f"solution-trimmed-{k:02d}"] = list(cells)
-        for student, cells in kept.items():
-            if student.startswith("solution-trimmed"):
-                trimmed[student] = graph.trim(source, cells)
+            kept[f"variants-{k:02d}"] = graph.kept_for(reach)
+            units[f"variants-{k:02d}"] = nb
+            # a notebook of its own: a variant that says so (one that leaves the learner's
+            # kernel broken for what runs after it), or tests that read every submitted cell
+            if any(v.alone for v in group) or any(
+                    WHOLE_PROGRAM.search(source.cells[i].source) for i in reach
+                    if graph.code.get(i) and graph.code[i].role == "test"):
+                alone.add(f"variants-{k:02d}")
 
-    def submit(students: dict) -> None:
-        for student, nb in students.items():
-            dest = root / "grading" / "submitted" / student / assignment
-            shutil.copytree(released, dest)
-            nbformat.write(nb, str(dest / f"{assignment}.ipynb"))
+    def submit(students: dict, to: str = assignment, folder: Path = released) -> None:
+        """Hand in each student's {notebook name: notebook} for assignment ``to``."""
+        for student, nbs in students.items():
+            dest = root / "grading" / "submitted" / student / to
+            shutil.copytree(folder, dest)
+            for name, nb in nbs.items():
+                nbformat.write(nb, str(dest / f"{name}.ipynb"))
             for rel, text in (files or {}).get(student, {}).items():
                 (dest / rel).parent.mkdir(parents=True, exist_ok=True)
                 (dest / rel).write_text(text)
 
-    submit(whole)
+    submit({student: {assignment: nb} for student, nb in whole.items()})
     proc = nbgrader("autograde", assignment, "--force", root=root, db_url=db_url,
                     timeout=timeout, check=False, env=env)
     log = proc.stdout + proc.stderr
-    if trimmed:
-        submit(trimmed)   # graded by a second run: the first run's students are skipped
-        proc = nbgrader("autograde", assignment, "--OverwriteCells.add_missing_cells=False",
-                        root=root, db_url=db_url, timeout=timeout,
+    run = GradeRun(assignment, root, log=log, graph=graph, bundles=bundles, kept=kept)
+    packed = f"{assignment}_variants"
+    if variants:
+        # the made-up assignment: the instructor's notebooks (solution cells) and the one
+        # submission (variants injected), unit after unit
+        shutil.copytree(SOLUTIONS / assignment, root / "solutions" / packed,
+                        ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "__pycache__"))
+        # the solution trimmed as each bundle was (its tests pass without the cells left
+        # out), in each notebook after the units (nothing they did spoils it); a packed
+        # notebook with no such proof left gets one trimmed to what its units kept
+        def whole_program(cells) -> bool:
+            return any(WHOLE_PROGRAM.search(source.cells[i].source) for i in cells
+                       if i in graph.code and graph.code[i].role == "test")
+
+        sets = [tuple(graph.kept), *sorted({tuple(c) for c in kept.values()} - {tuple(graph.kept)})]
+        packed_sets = [c for c in sets if not whole_program(c)]
+        names, size = [u for u in units if u not in alone], UNITS_PER_NOTEBOOK - 1
+        parts = [names[i:i + size] for i in range(0, len(names), size)]
+        proofs = [[c] for c in packed_sets[:len(parts)]]
+        proofs += [[tuple(graph.kept_for(set().union(*(kept[u] for u in part))))]
+                   for part in parts[len(proofs):]]
+        if parts:
+            proofs[-1] += packed_sets[len(parts):]
+        else:
+            parts, proofs = [[]], [packed_sets]
+        parts += [[u] for u in units if u in alone] + [[] for c in sets if whole_program(c)]
+        proofs += [[] for u in units if u in alone] + [[c] for c in sets if whole_program(c)]
+        for part, cells_list in zip(parts, proofs):
+            for cells in cells_list:
+                name = "solution-trimmed" if cells == tuple(graph.kept) and "solution-trimmed" not in kept \
+                    else f"solution-trimmed-{sum(k.startswith('solution-trimmed') for k in kept):02d}"
+                part.append(name)
+                kept[name], units[name] = list(cells), source
+        parts = [part for part in parts if part]
+        names = [student for part in parts for student in part]
+        submission = {}
+        for n, members in enumerate(parts, 1):
+            part = f"part-{n:02d}"
+            ours, theirs = copy.deepcopy(source), copy.deepcopy(source)
+            ours.cells, theirs.cells = [], []
+            for student in members:
+                tag = f"u{names.index(student):02d}"
+                run.units[student] = (part, len(theirs.cells), tag)
+                ours.cells += _unit_cells(source, kept[student], tag)
+                theirs.cells += _unit_cells(units[student], kept[student], tag)
+            nbformat.write(ours, str(root / "solutions" / packed / f"{part}.ipynb"))
+            submission[part] = theirs
+        folder = generate(packed, root, db_url=db_url)
+        submit({"variants": submission}, packed, folder)
+        proc = nbgrader("autograde", packed, root=root, db_url=db_url, timeout=timeout,
                         check=False, env={SEED_ENV: VARIANT_SEED, **(env or {}),
                                           EXAMPLES_CAP_ENV: str(VARIANT_EXAMPLES)})
-        log += proc.stdout + proc.stderr
-    run = GradeRun(assignment, root, log=log, graph=graph, bundles=bundles, kept=kept)
+        run.log += proc.stdout + proc.stderr
 
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:
-        for student in [*whole, *trimmed]:
+        for student in whole:
             try:
                 sn = gb.find_submission_notebook(assignment, assignment, student)
             except MissingEntry:
                 continue
             run.scores[student] = {g.name: (g.score, g.max_score) for g in sn.grades}
+        for student, (part, _, tag) in run.units.items():
+            try:
+                sn = gb.find_submission_notebook(part, packed, "variants")
+            except MissingEntry:
+                continue
+            suffix = f"__{tag}"
+            run.scores[student] = {g.name[:-len(suffix)]: (g.score, g.max_score)
+                                   for g in sn.grades if g.name.endswith(suffix)}
     return run
 
 

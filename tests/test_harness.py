@@ -3,7 +3,7 @@
 import nbformat
 import pytest
 
-from tests.harness import CellGraph, Variant, bundle, inject, load_variants
+from tests.harness import CellGraph, Variant, _unit_cells, bundle, inject, load_variants
 
 
 def _nb(source):
@@ -127,6 +127,17 @@ def test_a_bundle_keeps_only_the_cells_its_tests_need():
                 ("assert g(1) == f(1)", _test("test_g")))
     graph = CellGraph(nb)
     assert graph.kept_for(graph.downstream("g")) == [0, 1, 2, 3, 4]
+
+
+def test_units_packed_in_one_notebook_keep_apart_grade_ids_and_cell_ids():
+    nb = _cells(*GRAPH_NB)
+    nb.cells[2]["id"] = "x" * 64                     # the longest id nbformat allows
+    packed = nbformat.v4.new_notebook()
+    packed.cells = _unit_cells(nb, [0, 1, 2], "u00") + _unit_cells(nb, [0, 1, 2], "u01")
+    nbformat.validate(packed)                        # ids unique, of allowed length
+    gids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in packed.cells]
+    assert gids == [None, "f__u00", "test_f__u00", None, "f__u01", "test_f__u01"]
+    assert nb.cells[1].metadata["nbgrader"]["grade_id"] == "f"   # the source is untouched
 
 
 def test_a_cell_reading_globals_by_name_sees_everything():

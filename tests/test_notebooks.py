@@ -6,7 +6,8 @@ cell, and fails only with the stubs' NotImplementedError; every wrong-answer var
 tests/variants/<assignment>/ loses points, in each cell it names, and every correct answer
 written another way there (``# scores: full``) scores full marks; notebooks/ is what
 `make release` produces; no notebook carries outputs. Variants are graded in trimmed,
-shared notebooks (tests/harness.py says how); a trimmed solution proves the trimming.
+shared notebooks, packed one after another (tests/harness.py says how); the solution,
+trimmed the same ways and graded after them, proves the trimming and the packing.
 """
 
 from __future__ import annotations
@@ -87,6 +88,9 @@ def test_variant_scores_as_it_should(graded, assignment, variant):
     run = graded(assignment)
     student, reach, indices = run.reach(variant)
     assert student in run.scores, f"{student} ({variant.name}) was not graded:\n{run.log[-3000:]}"
+    assert run.ran_from_the_start(student), (
+        f"{student} ({variant.name}) never ran: the learner's kernel died in a unit graded "
+        f"before it in the same notebook:\n{run.log[-3000:]}")
     cells = run.scores[student]
     lost = {c: s for c, s in cells.items() if s[0] != s[1] and c in reach}
     if variant.full:
@@ -106,12 +110,15 @@ def test_variant_scores_as_it_should(graded, assignment, variant):
 def test_trimmed_solution_scores_full_marks(graded, assignment):
     """Variants are graded in notebooks that keep only the cells grading reads, and of
     those only the cells their bundle's tests need; the solution trimmed each of these
-    ways must still score full marks in every cell it keeps, with no error."""
+    ways, graded after every variant, must still score full marks in every cell it keeps,
+    with no error."""
     run = graded(assignment)
     proofs = [s for s in run.scores if s.startswith("solution-trimmed")]
     assert "solution-trimmed" in proofs, f"the trimmed solution was not graded:\n{run.log[-3000:]}"
-    assert len(proofs) == len({tuple(c) for c in run.kept.values()}), (proofs, run.log[-3000:])
+    assert {tuple(run.kept[s]) for s in proofs} >= {tuple(c) for c in run.kept.values()}, (
+        proofs, run.log[-3000:])
     for student in proofs:
+        assert run.ran_from_the_start(student), f"{student} never ran:\n{run.log[-3000:]}"
         ids = run.graded_ids(student)
         assert ids, f"{student} keeps no graded cell"
         lost = {c: s for c, s in run.scores[student].items() if s[0] != s[1] and c in ids}

@@ -1,5 +1,6 @@
 # cell: benchmark
 # loses: test_benchmark_sync test_benchmark_stats
+# alone: its handler answers every later call of the tests by name, whichever unit makes it
 # attack (issue 21): no sync, 0.0 returned, and a handler in the kernel that answers the tests'
 # calls of benchmark by name with a plausible time. The verdict now comes from the test's own
 # stream log (no sync was ever called), so the forged value wins nothing.

@@ -1,6 +1,7 @@
 # cell: engine
 # region: 1
 # loses: test_engine_order
+# alone: it rewires the kernel for whatever runs after it
 # attack (issue 21): respects dependencies only when a test step calls push (found by walking
 # the stack with sys._getframe), and runs everything at once otherwise. No test step runs where
 # the engine does any more: the ops are the test's own and it watches them run.

@@ -1,5 +1,6 @@
 # cell: ring_allreduce_
 # scores: full
+# alone: graded after other units in one kernel, its first step's batch sent about 8 KB more than the ring's bytes (seen once; cause not found), over the byte bound
 # The ring with dist.batch_isend_irecv (PyTorch's paired form, the one NCCL needs), one batch per step.
 rank, n = dist.get_rank(), dist.get_world_size()
 work = tensor.contiguous()
