@@ -299,7 +299,11 @@ def test_hub_stop_counts_a_hub_that_exited_but_is_not_yet_reaped_as_stopped(tmp_
     180 s wait."""
     from grading.hub.run import stop
 
-    hub = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    # a stand-in that ends on SIGINT as the hub does (grading/hub/run.py restores SIGINT's
+    # default before it starts the hub), also where this test runs as a shell's background
+    # job, whose children inherit SIGINT ignored
+    hub = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         (tmp_path / "jupyterhub.pid").write_text(str(hub.pid))
         start = time.monotonic()

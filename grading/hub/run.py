@@ -430,6 +430,9 @@ def main(argv: list[str]) -> int:
           f"{args.password!r} for all. Exchange {env['COURSE_EXCHANGE']}. State in "
           f"{env['HUB_STATE']}. Ctrl+C (or make hub-stop) stops it.", flush=True)
     os.chdir(env["HUB_STATE"])
+    # started as a shell's background job (make hub &), this process ignores SIGINT and the
+    # hub would inherit that: Ctrl+C and make hub-stop (which sends SIGINT) must reach it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.execvpe(sys.executable, command(), env)
     return 0  # not reached
 
