@@ -228,13 +228,6 @@ class GradeRun:
                 {self.graph.code[i].gid for i in cells if self.graph.code[i].gid and i in kept},
                 {kept.index(i) for i in cells if i in kept})
 
-    def graded_ids(self, student: str) -> set[str]:
-        """Grade ids of the cells in ``student``'s notebook (all, unless it was trimmed)."""
-        if student not in self.kept:
-            return set(self.scores[student])
-        return {self.graph.code[i].gid for i in self.kept[student]
-                if i in self.graph.code and self.graph.code[i].gid}
-
     def autograded(self, student: str) -> nbformat.NotebookNode:
         """The student's autograded notebook; for a unit, its own cells."""
         if student not in self.units:
@@ -372,27 +365,30 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     graph = CellGraph(source)
     bundles: dict[str, str] = {}
     kept: dict[str, list[int]] = {}
-    units: dict[str, nbformat.NotebookNode] = {}   # student -> notebook, in grading order
-    alone: set[str] = set()                         # units graded in a notebook of their own
+    notebooks: dict[str, nbformat.NotebookNode] = {}  # unit (a student) -> its notebook
+    alone: set[str] = set()                          # units graded in a notebook of their own
+
+    def whole_program(cells) -> bool:
+        """Whether a test cell among ``cells`` reads every submitted cell."""
+        return any(WHOLE_PROGRAM.search(source.cells[i].source) for i in cells
+                   if i in graph.code and graph.code[i].role == "test")
+
     if variants:
         groups = bundle(graph, load_variants(assignment))
         groups = [g for g in groups if not any(v.full for v in g)] + \
                  [g for g in groups if any(v.full for v in g)]
         for k, group in enumerate(groups, 1):
-            nb, reach = source, set()
+            name, nb, reach = f"variants-{k:02d}", source, set()
             for variant in group:
                 nb = inject(nb, variant)
-                bundles[variant.name] = f"variants-{k:02d}"
+                bundles[variant.name] = name
                 reach |= graph.downstream(variant.cell, variant)
                 reach |= {graph.by_id[g] for g in variant.loses if g in graph.by_id}
-            kept[f"variants-{k:02d}"] = graph.kept_for(reach)
-            units[f"variants-{k:02d}"] = nb
+            kept[name], notebooks[name] = graph.kept_for(reach), nb
             # a notebook of its own: a variant that says so (one that leaves the learner's
             # kernel broken for what runs after it), or tests that read every submitted cell
-            if any(v.alone for v in group) or any(
-                    WHOLE_PROGRAM.search(source.cells[i].source) for i in reach
-                    if graph.code.get(i) and graph.code[i].role == "test"):
-                alone.add(f"variants-{k:02d}")
+            if any(v.alone for v in group) or whole_program(reach):
+                alone.add(name)
 
     def submit(students: dict, to: str = assignment, folder: Path = released) -> None:
         """Hand in each student's {notebook name: notebook} for assignment ``to``."""
@@ -417,31 +413,26 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
         shutil.copytree(SOLUTIONS / assignment, root / "solutions" / packed,
                         ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "__pycache__"))
         # the solution trimmed as each bundle was (its tests pass without the cells left
-        # out), in each notebook after the units (nothing they did spoils it); a packed
-        # notebook with no such proof left gets one trimmed to what its units kept
-        def whole_program(cells) -> bool:
-            return any(WHOLE_PROGRAM.search(source.cells[i].source) for i in cells
-                       if i in graph.code and graph.code[i].role == "test")
-
+        # out) closes the notebooks: each packed one ends with one (nothing its units did
+        # spoils it; where there are fewer trimmings than notebooks, the solution trimmed
+        # to what the notebook's units kept); one that reads every cell is graded alone
         sets = [tuple(graph.kept), *sorted({tuple(c) for c in kept.values()} - {tuple(graph.kept)})]
-        packed_sets = [c for c in sets if not whole_program(c)]
-        names, size = [u for u in units if u not in alone], UNITS_PER_NOTEBOOK - 1
-        parts = [names[i:i + size] for i in range(0, len(names), size)]
-        proofs = [[c] for c in packed_sets[:len(parts)]]
-        proofs += [[tuple(graph.kept_for(set().union(*(kept[u] for u in part))))]
-                   for part in parts[len(proofs):]]
-        if parts:
-            proofs[-1] += packed_sets[len(parts):]
-        else:
-            parts, proofs = [[]], [packed_sets]
-        parts += [[u] for u in units if u in alone] + [[] for c in sets if whole_program(c)]
-        proofs += [[] for u in units if u in alone] + [[c] for c in sets if whole_program(c)]
-        for part, cells_list in zip(parts, proofs):
-            for cells in cells_list:
-                name = "solution-trimmed" if cells == tuple(graph.kept) and "solution-trimmed" not in kept \
-                    else f"solution-trimmed-{sum(k.startswith('solution-trimmed') for k in kept):02d}"
+        shared = [c for c in sets if not whole_program(c)]
+        packable = [u for u in notebooks if u not in alone]
+        size = UNITS_PER_NOTEBOOK - 1
+        parts = [packable[i:i + size] for i in range(0, len(packable), size)] or [[]]
+        closing = [[c] for c in shared[:len(parts)]]
+        closing += [[tuple(graph.kept_for(set().union(*(kept[u] for u in part))))] if part else []
+                    for part in parts[len(closing):]]
+        closing[-1] += shared[len(parts):]
+        parts += [[u] for u in notebooks if u in alone] + [[] for c in sets if whole_program(c)]
+        closing += [[] for u in notebooks if u in alone] + [[c] for c in sets if whole_program(c)]
+        for part, proofs in zip(parts, closing):
+            for cells in proofs:
+                taken = sum(k.startswith("solution-trimmed") for k in kept)
+                name = f"solution-trimmed-{taken:02d}" if taken else "solution-trimmed"
                 part.append(name)
-                kept[name], units[name] = list(cells), source
+                kept[name], notebooks[name] = list(cells), source
         parts = [part for part in parts if part]
         names = [student for part in parts for student in part]
         submission = {}
@@ -453,7 +444,7 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
                 tag = f"u{names.index(student):02d}"
                 run.units[student] = (part, len(theirs.cells), tag)
                 ours.cells += _unit_cells(source, kept[student], tag)
-                theirs.cells += _unit_cells(units[student], kept[student], tag)
+                theirs.cells += _unit_cells(notebooks[student], kept[student], tag)
             nbformat.write(ours, str(root / "solutions" / packed / f"{part}.ipynb"))
             submission[part] = theirs
         folder = generate(packed, root, db_url=db_url)
