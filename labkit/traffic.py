@@ -16,7 +16,9 @@ Two halves:
   loopback counter (``/proc/<pid>/net/dev``), which counts every packet, so traffic on
   sockets that were closed before the second snapshot still shows. In the learner's own
   kernel (self-study) the snapshots are of the host's sockets, filtered to the pool's
-  workers: the same numbers, not a verdict.
+  workers: the same numbers, not a verdict; the loopback counter is read only where the
+  workers have a network namespace of their own (with the sandbox off it would count every
+  other process's traffic too).
 
 What a meter cannot see: data moved through shared memory, files, pipes or Unix sockets;
 it counts TCP (and, in trusted grading, all loopback traffic).
@@ -363,8 +365,17 @@ class Meter:
             argv = prefix + argv
         return subprocess.run(argv, capture_output=True, text=True, check=True, timeout=30).stdout
 
+    def _own_network(self) -> bool:
+        """Whether the workers live in a network namespace other than this process's (the
+        sandbox's); without one (self-study, or trusted grading with the sandbox off) the
+        loopback carries everyone's traffic, other gradings' included."""
+        try:
+            return os.readlink(f"/proc/{self.pids[0]}/ns/net") != os.readlink("/proc/self/ns/net")
+        except OSError:
+            return False
+
     def _loopback(self) -> int | None:
-        if not self.judged:
+        if not (self.judged and self._own_network()):
             return None  # the host's loopback carries everyone's traffic
         with open(f"/proc/{self.pids[0]}/net/dev") as f:
             for line in f:
