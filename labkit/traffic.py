@@ -7,6 +7,8 @@ Two halves:
   many inputs without paying a process start each time. ``call(fn, per_rank_args)`` runs
   ``fn(*per_rank_args[rank])`` on every rank and returns, per rank, the arguments after the
   call and which of them ``fn`` returned. Results come back over a Unix socket, not TCP.
+  What ``fn`` returned stays alive in the worker until its next job, so that a meter can
+  read the memory it holds (``Pool.release`` drops it).
 - ``Meter`` (runs where the verdict is made): snapshots of every TCP socket in the network
   namespace the pool's workers live in (``ss -tinp``: bytes sent per socket, its owning
   process and its peer), so the bytes each worker sent to each other worker between two
@@ -71,6 +73,7 @@ def _serve(rank: int, world_size: int, address: str) -> str:
     _send_msg(conn, ("hello", rank, os.getpid()))
     generation = 0
     in_group = True
+    kept = None  # what the last call returned, alive until the next job (Pool.release)
     while True:
         try:
             job = _recv_msg(conn)
@@ -80,6 +83,14 @@ def _serve(rank: int, world_size: int, address: str) -> str:
         try:
             if kind == "stop":
                 return "stopped"
+            if kind == "settle":
+                _settle()
+                _send_msg(conn, ("ok", None))
+                continue
+            kept = None
+            if kind == "release":
+                _settle()
+                _send_msg(conn, ("ok", None))
             if kind == "group":
                 k = job[1]
                 generation += 1
@@ -94,6 +105,7 @@ def _serve(rank: int, world_size: int, address: str) -> str:
                 _send_msg(conn, ("ok", None))
             elif kind == "call":
                 fn, args = cloudpickle.loads(job[1])
+                del job  # its bytes are not what the call keeps
                 try:
                     returned = fn(*args)
                 except NotImplementedError as exc:
@@ -102,8 +114,29 @@ def _serve(rank: int, world_size: int, address: str) -> str:
                 which = next((i for i, a in enumerate(args) if returned is a), None)
                 _send_msg(conn, ("ok", {"args": list(args), "returned": which,
                                         "returned_type": type(returned).__name__}))
+                kept = returned  # noqa: F841 (held, not read: its memory is measured)
+                del fn, args, returned
         except BaseException:  # noqa: BLE001 (goes back to the pool)
             _send_msg(conn, ("error", traceback.format_exc()))
+
+
+# glibc's allocator, fixed: every block of 128 KiB or more is a mapping of its own, given back to
+# the system when freed (by default the threshold moves up as big blocks are freed, and later
+# ones come from heaps that keep freed pages), so that resident memory follows what is alive.
+_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
+
+
+def _settle() -> None:
+    """Free what nothing refers to and give the heap's free pages back to the system, so that
+    the process's resident memory is what it keeps alive."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 class Pool:
@@ -127,7 +160,7 @@ class Pool:
             try:
                 self._box["out"] = labkit.workers.run(
                     _serve, size, address, backend="gloo", timeout=24 * 3600,
-                    startup_timeout=startup_timeout, threads=1)
+                    startup_timeout=startup_timeout, threads=1, worker_env=_MALLOC_ENV)
             except BaseException as exc:  # noqa: BLE001 (reported by the next call)
                 self._box["error"] = exc
             finally:
@@ -208,6 +241,18 @@ class Pool:
                              f"got {len(per_rank_args)}")
         jobs = [("call", cloudpickle.dumps((fn, tuple(a)))) for a in per_rank_args]
         return self._ask(range(self.world_size), jobs)
+
+    def settle(self) -> None:
+        """On every worker: collect garbage and give free heap pages back to the system, so
+        that its resident memory is what it keeps alive (what the last call returned
+        included)."""
+        self._ask(range(self.size), [("settle",)] * self.size)
+
+    def release(self) -> None:
+        """Drop what the last call returned on every worker (each keeps it until its next job,
+        so that what it holds can be measured from outside: ``Meter.resident``), collect
+        garbage and give free heap pages back to the system."""
+        self._ask(range(self.size), [("release",)] * self.size)
 
     def close(self) -> None:
         """Stop the workers (they also end with this process)."""
@@ -404,6 +449,18 @@ class Meter:
             socks[(local, peer)] = (pids, int(sent.group(1)) if sent else 0,
                                     int(segs.group(1)) if segs else 0)
         return {"sockets": socks, "loopback": lo}
+
+    def resident(self) -> list[int]:
+        """Per rank, the bytes of memory its process holds now, its libraries' code aside
+        (``RssAnon`` + ``RssShmem`` in /proc/<pid>/status: the heap, tensors included, and
+        shared memory it has mapped, such as a tensor moved there with ``share_memory_()``)."""
+        out = []
+        for pid in self.pids:
+            with open(f"/proc/{pid}/status") as f:
+                kib = sum(int(line.split()[1]) for line in f
+                          if line.startswith(("RssAnon:", "RssShmem:")))
+            out.append(kib * 1024)
+        return out
 
     def between(self, before: dict, after: dict) -> Flows:
         """Bytes each worker sent, to which worker ("other": to any other process)."""

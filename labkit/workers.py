@@ -61,6 +61,7 @@ def run(
     timeout: float = 120.0,
     threads: int | None = None,
     startup_timeout: float = 300.0,
+    worker_env: dict[str, str] | None = None,
     **kwargs: Any,
 ) -> list:
     """Call ``fn(rank, world_size, *args, **kwargs)`` in ``world_size`` processes.
@@ -68,7 +69,7 @@ def run(
     Returns the workers' return values as a list ordered by rank. ``timeout`` bounds the
     work (and every collective) from the moment all workers are up; ``startup_timeout``
     bounds getting them up. ``threads`` sets torch's intra-op threads per worker (default:
-    the cores shared out evenly).
+    the cores shared out evenly). ``worker_env`` adds variables to the workers' environment.
     """
     if not callable(fn):
         raise TypeError(f"fn must be a function taking (rank, world_size, ...), got {fn!r}")
@@ -109,7 +110,7 @@ def run(
     try:
         for rank in range(world_size):
             proc, conn = _start_worker(rank, world_size, backend, store.port, threads, timeout,
-                                       startup_timeout)
+                                       startup_timeout, worker_env)
             procs.append(proc)
             conns.append(conn)
             proc.stdin.write(payload)
@@ -122,9 +123,9 @@ def run(
         del store
 
 
-def _start_worker(rank, world_size, backend, port, threads, timeout, startup_timeout):
+def _start_worker(rank, world_size, backend, port, threads, timeout, startup_timeout, worker_env=None):
     read_fd, write_fd = os.pipe()
-    env = dict(os.environ)
+    env = dict(os.environ, **(worker_env or {}))
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     argv = [str(a) for a in (rank, world_size, backend, port, threads, timeout, write_fd,
                              startup_timeout)]

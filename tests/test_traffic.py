@@ -148,3 +148,47 @@ def test_errors_come_back_and_a_deadlock_stops_the_pool():
             assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
     finally:
         p.close()
+
+
+def keeps_(mib, pieces):
+    """Returns what the worker must keep: `pieces` tensors of mib/pieces MiB each, written (so resident)."""
+    return [torch.ones(mib * 2**20 // 8 // pieces, dtype=torch.float64) for _ in range(pieces)]
+
+
+def keeps_shared_(mib):
+    """Keeps a tensor moved to shared memory."""
+    return torch.ones(mib * 2**20 // 8, dtype=torch.float64).share_memory_()
+
+
+def churns_(mib):
+    """Allocates and frees big and small blocks, keeps nothing."""
+    junk = [torch.ones(n, dtype=torch.float64) for n in (2**20, 3 * 2**17, 2**10, 2**21)]
+    del junk
+    return None
+
+
+def test_what_a_call_returns_is_measured_from_outside_until_released(pool):
+    """Meter.resident reads each worker's anonymous resident memory from /proc; what the last call returned stays
+    alive until release(); the difference is what was kept, to 1/8 MiB, however the memory was cut up, after
+    other calls allocated and freed blocks of many sizes."""
+    pool.group(3)
+    meter = Meter(pool)
+    pool.call(keeps_, [(8, 4)] * 3)  # once first: one-off allocations
+    for mib, pieces in ((8, 1), (24, 3), (16, 16)):
+        pool.call(churns_, [(mib,)] * 3)
+        pool.release()
+        before = meter.resident()
+        pool.call(keeps_, [(mib, pieces)] * 3)
+        pool.settle()
+        kept = [a - b for a, b in zip(meter.resident(), before)]
+        assert all(abs(k - mib * 2**20) <= 2**17 for k in kept), (mib, pieces, [k / 2**20 for k in kept])
+        pool.release()
+        back = [a - b for a, b in zip(meter.resident(), before)]
+        assert all(abs(b) <= 2**17 for b in back), (mib, pieces, [b / 2**20 for b in back])
+    pool.call(keeps_shared_, [(8,)] * 3)
+    pool.release()
+    before = meter.resident()
+    pool.call(keeps_shared_, [(8,)] * 3)
+    pool.settle()
+    assert all(a - b >= 8 * 2**20 - 2**17 for a, b in zip(meter.resident(), before))  # shared memory counts too
+    pool.release()
