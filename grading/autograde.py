@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading.course import REPO, assignments, clean_notebook, write_notebook  # noqa: E402
-from grading.gradebook import (course_db_url, gradebook_lock, merge_result,  # noqa: E402,F401
+from grading.gradebook import (course_db_url, gradebook_lock, merge_result, seed_note,  # noqa: E402,F401
                                read_gradebook)
 from grading.reports import (export_csv, item_report, num, plot_items, table,  # noqa: E402
                              write_csv)
@@ -246,8 +246,7 @@ def autograde(opts: Options) -> Outcome:
 
     if not os.environ.get(SEED_ENV, "").isdigit():  # one seed for the run's generated inputs
         os.environ[SEED_ENV] = str(int.from_bytes(os.urandom(4), "big"))
-    seed_line = (f"Hidden tests' generated inputs: seed {os.environ[SEED_ENV]} (to draw the "
-                 f"same again: {SEED_ENV}={os.environ[SEED_ENV]} make autograde ...)")
+    seed_line = seed_note(os.environ[SEED_ENV])
     if not opts.quiet:
         print(seed_line, flush=True)
     # nbgrader runs 'alembic' for a new gradebook, and kernels: both from this environment.

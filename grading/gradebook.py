@@ -52,6 +52,14 @@ def gradebook_lock(db_url: str):
         yield
 
 
+def seed_note(seed: str) -> str:
+    """The line that records a grading run's seed of the hidden tests' generated inputs."""
+    from labkit.remote import SEED_ENV
+
+    return (f"Hidden tests' generated inputs: seed {seed} (to draw the same again: "
+            f"{SEED_ENV}={seed} make autograde ...)")
+
+
 def merge_result(db_url: str, assignment: str, result: dict, timestamp: str | None) -> None:
     """Write one student's grades into the course gradebook, in one transaction."""
     from nbgrader.api import Gradebook

@@ -29,7 +29,9 @@ from tests.harness import own_children_left_running
 A = "00_getting_started"
 NB = f"{A}.ipynb"
 CELL_TIMEOUT = 20
-pytestmark = [pytest.mark.xdist_group("grading"), pytest.mark.slow]
+# the class holds a notebook with a duplicated cell id on purpose (student "duplicate_id")
+pytestmark = [pytest.mark.xdist_group("grading"), pytest.mark.slow,
+              pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId")]
 
 
 # ---------------------------------------------------------------- the notebook's shape
@@ -368,7 +370,8 @@ def test_missing_and_renamed_notebooks_score_zero_and_extras_are_ignored(graded_
 
 def test_the_runs_seed_is_kept_with_every_grade(graded_class):
     """The seed of the hidden tests' generated inputs is in the run's summary and kept with
-    each student's grade (state.json), so a disputed grade can be drawn again."""
+    each student's grade (state.json, and the gradebook's comment on the first answer cell,
+    which formgrader and the feedback show), so a disputed grade can be drawn again."""
     import os
 
     from labkit.remote import SEED_ENV
@@ -378,6 +381,15 @@ def test_the_runs_seed_is_kept_with_every_grade(graded_class):
     state = json.loads((graded_class["course"] / "grading" / "reports" / A / "state.json").read_text())
     graded = {sid: s for sid, s in state["students"].items() if "digest" in s}
     assert graded and all(s.get("seed") == seed for s in graded.values()), graded
+    from nbgrader.api import Gradebook
+
+    db_url = f"sqlite:///{graded_class['course'] / 'grading' / 'gradebook.db'}"
+    with Gradebook(db_url) as gb:  # and in the gradebook, where formgrader and the feedback show it
+        for sid in ("solution", "rt_daemon"):
+            comments = [c.comment or "" for c in gb.find_submission_notebook(A, A, sid).comments]
+            assert sum(f"seed {seed}" in c for c in comments) == 1, (sid, comments)
+            feedback = graded_class["course"] / "grading" / "feedback" / sid / A / f"{A}.html"
+            assert f"seed {seed}" in feedback.read_text(), f"{sid}: the feedback does not show the seed"
 
 
 def test_huge_output_is_capped(graded_class):
