@@ -91,7 +91,7 @@ def _serve(rank: int, world_size: int, address: str) -> str:
             if kind == "release":
                 _settle()
                 _send_msg(conn, ("ok", None))
-            if kind == "group":
+            elif kind == "group":
                 k = job[1]
                 generation += 1
                 if in_group:
@@ -346,6 +346,7 @@ class Meter:
 
     def __init__(self, pool: Any):
         session = _judge_session()
+        self.pool = pool
         self.judged = session is not None
         claimed = [int(p) for p in pool.pids()]
         self.pids = self._host_pids(claimed, session.pid if self.judged else os.getpid())
@@ -461,6 +462,21 @@ class Meter:
                           if line.startswith(("RssAnon:", "RssShmem:")))
             out.append(kib * 1024)
         return out
+
+    def keeps(self, fn: Callable, per_rank_args: list) -> tuple[list[int], Flows]:
+        """Run ``fn`` on the pool twice (the first run's one-off allocations are not what a
+        rank keeps); per rank, the bytes of memory what the second run returned holds
+        (``resident`` with it, against without), and the bytes that run sent. The pool lets go
+        of it afterwards."""
+        self.pool.call(fn, per_rank_args)
+        self.pool.release()
+        before = self.resident()
+        with self.watch() as flows:
+            self.pool.call(fn, per_rank_args)
+        self.pool.settle()
+        kept = [a - b for a, b in zip(self.resident(), before)]
+        self.pool.release()
+        return kept, flows
 
     def between(self, before: dict, after: dict) -> Flows:
         """Bytes each worker sent, to which worker ("other": to any other process)."""
