@@ -167,6 +167,25 @@ def churns_(mib):
     return None
 
 
+def peaks_(mib, keep):
+    """Holds mib MiB for a moment, then keeps `keep` MiB of it."""
+    held = torch.ones(mib * 2**20 // 8, dtype=torch.float64)
+    kept = held[:keep * 2**20 // 8].clone()
+    del held
+    return kept
+
+
+def test_a_calls_peak_is_read_from_outside(pool):
+    """Meter.peaks: the highest resident memory a call reached above where it started, read from /proc
+    (VmHWM, reset before the call), whatever the call kept; a later smaller call is not hidden by it."""
+    pool.group(3)
+    meter = Meter(pool)
+    for mib, keep in ((24, 2), (8, 0), (16, 16)):
+        peak = meter.peaks(peaks_, [(mib, keep)] * 3)
+        assert all(abs(p - (mib + keep) * 2**20) <= 2**19 for p in peak), (
+            mib, keep, [p / 2**20 for p in peak])
+
+
 def test_what_a_call_returns_is_measured_from_outside_until_released(pool):
     """Meter.resident reads each worker's anonymous resident memory from /proc; what the last call returned stays
     alive until release(); the difference is what was kept, to 1/8 MiB, however the memory was cut up, after
