@@ -1,21 +1,28 @@
-"""What a rank of notebook 06's ZeroAdam keeps between steps, measured from outside, against step_memory.
+"""What a rank of notebook 06's ZeroAdam keeps between steps, and FSDPBlock's parameter memory at its peak, measured.
 
-    python benchmarks/06_zero_memory.py [--width 1024] [--steps 2] [--batch 4]
+    python benchmarks/06_zero_memory.py [--width 1024] [--steps 2] [--batch 4] [--fsdp-width 256] [--fsdp-depth 16]
 
 Takes ``make_model``, ``zero_train_`` (with ``ZeroAdam``) and ``step_memory`` from the solution
 notebook (solutions/06_sharded_data_parallel) and runs ZeRO-1, -2 and -3 with Adam on 2 gloo
 processes (labkit.traffic's pool), on the notebook's float64 model at ``--width``. Per stage,
 after a warm-up run: each rank's resident memory (RssAnon + RssShmem from /proc) with and without
 what ``zero_train_`` returned, against ``step_memory``'s prediction (the course's target: within
-10%). Not measured: the peak during a step. The pool's own traffic (the arguments and results
-of a call, pickled) dwarfs it at this size; and the notebook's stage 3 gathers the whole model
-for forward and backward, so its peak holds the full parameters and gradients: FSDP's per-layer
-gathering, which brings it down to a shard plus one layer, is not built here.
+10%). Not measured for ZeroAdam: the peak during a step (its stage 3 gathers the whole model
+for forward and backward, so its peak holds the full parameters).
+
+Then FSDP (Exercise 5's ``FSDPBlock``, ``make_block``) on ``--fsdp-depth`` blocks of
+``--fsdp-width``: the parameter shards a rank keeps once the model is built (measured from
+outside, as above), and how far one forward pass takes its resident memory above that
+(``VmHWM`` after resetting it through /proc/self/clear_refs, read in the worker), less the
+receive buffer gloo's all-gather allocates (one all-gather of the largest block, measured the
+same way). That is the parameter memory at the peak, against 1/N of the model plus one block
+(the course's target: within 10%).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import sys
@@ -30,8 +37,72 @@ TARGET = 0.10
 
 
 def solution_parts() -> dict:
-    return notebook_namespace("06_sharded_data_parallel", containing=("import labkit", "def make_model"),
-                              grade_ids=("zero_predictions", "zero_adam"))
+    return notebook_namespace("06_sharded_data_parallel", containing=("import labkit", "def make_model", "def make_block"),
+                              grade_ids=("zero_predictions", "zero_adam", "fsdp_blocks"))
+
+
+def _status(field: str) -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":")) * 1024
+
+
+def _rise(fn) -> int:
+    """How far fn() takes this process's resident memory above where it stands, at the highest."""
+    before = _status("VmRSS")
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    fn()
+    return _status("VmHWM") - before
+
+
+def build_blocks(FSDPBlock, make_block, width, depth):
+    """A worker: the sharded model, kept (returned) for the meter."""
+    import torch
+
+    return torch.nn.Sequential(*(FSDPBlock(make_block(0, i, width)) for i in range(depth)))
+
+
+def forward_peak(FSDPBlock, make_block, width, depth, x, out):
+    """A worker: the rise of one forward pass, and of one gloo all-gather of the largest block alone."""
+    import ctypes
+    import gc
+
+    import torch
+    import torch.distributed as dist
+
+    model = build_blocks(FSDPBlock, make_block, width, depth)
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with torch.no_grad():
+        model(x)  # once first: one-off allocations
+        out["forward"] = _rise(lambda: model(x))
+    shard = max((blk.param_shard for blk in model), key=len)
+    full = torch.zeros(len(shard) * dist.get_world_size(), dtype=shard.dtype)
+    dist.all_gather_single(full, shard)
+    out["all_gather"] = _rise(lambda: dist.all_gather_single(full, shard))
+
+
+def fsdp(meter, ns, width: int, depth: int) -> None:
+    import torch
+
+    sizes = [sum(p.numel() for p in ns["make_block"](0, i, width).parameters()) for i in range(depth)]
+    shards, block = sum(-(-n // 2) for n in sizes) * 8, max(sizes) * 8
+    classes = (ns["FSDPBlock"], ns["make_block"])  # bound to the workers' functions: arguments go back and forth
+    kept, _ = meter.keeps(functools.partial(build_blocks, *classes), [(width, depth)] * 2)
+    x = torch.randn(4, width, dtype=torch.float64)
+    reports = meter.pool.call(functools.partial(forward_peak, *classes), [(width, depth, x, {})] * 2)
+    meter.pool.release()
+    out = reports[0]["args"][3]
+    measured = kept[0] + out["forward"] - out["all_gather"]
+    predicted = shards + block
+    print(f"FSDP (Exercise 5), {depth} blocks of width {width} ({sum(sizes) * 8 / 2**20:.2f} MiB, the largest "
+          f"{block / 2**20:.2f} MiB), 2 ranks; rank 0:")
+    print(f"  parameter shards kept once built: {kept[0] / 2**20:.2f} MiB (1/2 of the model: {shards / 2**20:.2f})")
+    print(f"  one forward pass: +{out['forward'] / 2**20:.2f} MiB at its peak, of which gloo's all-gather receive "
+          f"buffer {out['all_gather'] / 2**20:.2f} MiB (measured alone)")
+    off = abs(measured - predicted) / predicted
+    print(f"  parameter memory at the peak: {measured / 2**20:.2f} MiB against 1/N of the model + one block "
+          f"{predicted / 2**20:.2f} MiB: {off:.1%} off (target <= {TARGET:.0%})")
 
 
 def main() -> None:
@@ -39,6 +110,8 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--fsdp-width", type=int, default=256)
+    parser.add_argument("--fsdp-depth", type=int, default=16)
     args = parser.parse_args()
 
     import torch
@@ -67,6 +140,7 @@ def main() -> None:
             print(f"  ZeRO-{stage}: keeps {kept[0] / 2**20:7.2f} MiB between steps (rank 1: {kept[1] / 2**20:.2f}), "
                   f"step_memory {predicted / 2**20:7.2f} MiB: {off:.1%} off")
         print(f"largest difference from step_memory: {worst:.1%} (target <= {TARGET:.0%})")
+        fsdp(meter, ns, args.fsdp_width, args.fsdp_depth)
     finally:
         pool.close()
 
