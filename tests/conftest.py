@@ -29,6 +29,66 @@ def no_mxnet(tmp_path, monkeypatch):
     return shim
 _SESSION_START = time.time()
 
+# Seconds each xdist group, or each test outside a group ("path::function", every parameter),
+# took in a whole-suite run (make test, 2 workers, 2026-11-24; test_without_mxnet's grading
+# after it was cut to three notebooks); what is not named counts as 1 s. Only the order in
+# which work starts depends on it, never a verdict: under --dist loadgroup the longest units
+# start first, so no long one starts last and leaves the other worker idle at the end (xdist's
+# own order, most tests first, put 06's red-team and test_without_mxnet late). Every name is
+# checked to be in use (tests/test_schedule.py).
+COSTS = {
+    "browser": 740, "06_sharded_data_parallel": 470, "01_async_execution": 410, "grading": 380,
+    "redteam-06_sharded_data_parallel": 380, "05_mixed_precision": 250, "04_number_formats": 250,
+    "redteam-00_getting_started": 235, "02_data_parallel": 230, "redteam-01_async_execution": 210,
+    "03_allreduce": 190, "hub": 160,
+    "tests/test_without_mxnet.py::test_notebooks_that_reach_mxnet_grade_full_and_zero_without_it": 150,
+    "redteam-07_model_parallel": 130, "07_model_parallel": 110, "redteam-03_allreduce": 95,
+    "00_getting_started": 90, "redteam-05_mixed_precision": 85, "redteam-02_data_parallel": 80,
+    "redteam-04_number_formats": 70,
+    "tests/test_tools.py::test_validate_reports_each_test_cell": 25,
+    "tests/test_01_async_execution.py::test_engine_half_built_fails_fast_with_not_implemented": 22,
+    "tests/test_judge_reuse.py::test_one_judge_served_every_student": 23,
+    "tests/test_workers.py::test_timeout_stops_every_worker": 22,
+    "tests/test_tools.py::test_validate_shows_the_failure_message": 18,
+    "tests/test_02_data_parallel.py::test_runs_without_mxnet": 15,
+    "tests/test_03_given_code.py::test_tree_allreduce_equals_all_reduce": 14,
+}
+
+
+def _loadgroup(config) -> bool:
+    return getattr(config.option, "dist", "no") == "loadgroup"
+
+
+def pytest_configure(config):
+    if _loadgroup(config):
+        config.option.loadscopereorder = False  # xdist's order (most tests first): ours instead
+
+
+def _unit(item) -> tuple[str, str]:
+    """(the xdist work unit an item belongs to, its name in COSTS)."""
+    marker = item.get_closest_marker("xdist_group")
+    if marker:
+        name = marker.args[0] if marker.args else marker.kwargs.get("name", "default")
+        return name, name
+    return item.nodeid, item.nodeid.split("[")[0]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under --dist loadgroup, the units in the order of their cost in COSTS, longest first
+    (xdist hands a worker the next unit in collection order when it is almost idle); within
+    a unit, and among units of the same cost, the collection's own order."""
+    if not _loadgroup(config):
+        return
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(_unit(item)[0], i)
+
+    def key(item):
+        unit, name = _unit(item)
+        return -COSTS.get(name, 1), first[unit]
+
+    items.sort(key=key)
+
 
 @pytest.fixture(scope="session")
 def chromium():

@@ -1,0 +1,30 @@
+"""The cost table tests/conftest.py orders the work by (longest first under --dist loadgroup)
+names only xdist groups and tests that exist, so it cannot quietly go stale."""
+
+from __future__ import annotations
+
+import re
+
+from grading.course import assignments
+from tests.conftest import COSTS, REPO
+
+
+def test_every_cost_names_a_group_or_test_in_use():
+    tests = REPO / "tests"
+    literal = set()
+    for path in tests.rglob("*.py"):
+        literal |= set(re.findall(r"xdist_group\(\"([^\"]+)\"\)", path.read_text()))
+    groups = literal | set(assignments()) | {f"redteam-{a}" for a in assignments()}
+    unknown = []
+    for name in COSTS:
+        if "::" not in name:
+            if name not in groups:
+                unknown.append(name)
+            continue
+        path, function = name.split("::")
+        file = REPO / path
+        if not file.is_file() or not re.search(rf"^def {re.escape(function)}\(",
+                                                file.read_text(), re.M):
+            unknown.append(name)
+    assert not unknown, (f"tests/conftest.py COSTS names groups or tests that no longer exist: "
+                         f"{unknown}; drop them or give their new names")
