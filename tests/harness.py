@@ -340,7 +340,7 @@ def _unit_cells(nb: nbformat.NotebookNode, cells: list[int], tag: str) -> list:
 
 def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
               timeout: float = 1800, files: dict | None = None, env: dict | None = None,
-              variants: bool = True) -> GradeRun:
+              variants: bool = True, solution_and_blank: bool = True) -> GradeRun:
     """Autograde solution, blank, every variant (and ``extra`` notebooks) of one assignment.
 
     Two nbgrader runs share one course and gradebook: the solution, the blank notebook and
@@ -353,7 +353,7 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     explicit ``@example`` still runs: they pin each wrong variant's failure) drawn from a
     fixed seed (``VARIANT_SEED``) unless ``env`` names one. ``files`` maps a student to
     {relative path: text} handed in beside the notebook; ``env`` is added to nbgrader's
-    environment."""
+    environment. ``solution_and_blank=False``: the first run grades ``extra`` alone."""
     from labkit.remote import EXAMPLES_CAP_ENV, SEED_ENV
 
     root = scratch_course(workdir, [assignment])
@@ -361,7 +361,7 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     released = generate(assignment, root, db_url=db_url)
     source = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
     blank = nbformat.read(released / f"{assignment}.ipynb", as_version=4)
-    whole = {"solution": source, "blank": blank, **(extra or {})}
+    whole = {**({"solution": source, "blank": blank} if solution_and_blank else {}), **(extra or {})}
     graph = CellGraph(source)
     bundles: dict[str, str] = {}
     kept: dict[str, list[int]] = {}

@@ -183,10 +183,10 @@ def with_trick(trick: Trick) -> nbformat.NotebookNode:
 
 def students(notebook: str, tricks: list[Trick], judged: bool = True) -> tuple[dict, dict, dict]:
     """Notebooks and handed-in files for one run (each trick, each base once), and the student
-    each base is graded as. grade_all always grades a "solution" and a "blank": in the judged
-    run the first holds the trimmed solution; the second the trimmed blank where a trick
-    builds on it, else the first other base (one submission fewer). In a plain run, where
-    only tricks and their bases are read, unused slots hold the trimmed blank (it fails fast)."""
+    each base is graded as. The judged run grades a "solution" and a "blank": the first holds
+    the trimmed solution; the second the trimmed blank where a trick builds on it, else the
+    first other base (one submission fewer). A plain run grades only the tricks and their
+    bases (grade_all's ``solution_and_blank=False``)."""
     notebooks = {t.student: with_trick(t) for t in tricks}
     bases = sorted({t.base for t in tricks}, key=lambda b: (b in ("solution", "blank"), b))
     graded_as = {b: b for b in bases if b in ("solution", "blank")}
@@ -199,8 +199,8 @@ def students(notebook: str, tricks: list[Trick], judged: bool = True) -> tuple[d
         graded_as[b] = "honest-" + "--".join(t.removeprefix("variant:") for t in b.split())
     for base, student in graded_as.items():
         notebooks[student] = honest(notebook, base)
-    for slot in ("solution", "blank"):
-        notebooks.setdefault(slot, honest(notebook, "blank"))
+    if judged:
+        notebooks.setdefault("blank", honest(notebook, "blank"))
     return notebooks, {t.student: t.files for t in tricks if t.files}, graded_as
 
 
@@ -226,7 +226,8 @@ def _run(notebook: str, kind: str, tmp_path_factory):
         notebooks, files, graded_as = students(notebook, tricks, judged=kind == "judged")
         try:
             run = grade_all(notebook, tmp_path_factory.mktemp(f"{kind}-{notebook}"),
-                            extra=notebooks, files=files, env=env, variants=False)
+                            extra=notebooks, files=files, env=env, variants=False,
+                            solution_and_blank=kind == "judged")
             run.graded_as = graded_as
             _RUNS[key] = run
         finally:
