@@ -133,7 +133,7 @@ def main() -> None:
               f"({numel * 8 / 2**20:.2f} MiB), Adam, {args.steps} steps of batch {args.batch}; rank 0:")
         worst = 0.0
         for stage in (1, 2, 3):
-            kept, _ = meter.keeps(ns["zero_train_"], [(start, X[r], y[r], 1e-3, stage, {}) for r in range(2)])
+            kept, _ = meter.keeps(ns["zero_train_"], [(0, args.width, X[r], y[r], 1e-3, stage, {}) for r in range(2)])
             predicted = sum(ns["step_memory"](numel, 2, stage, torch.float64, "adam").values())
             off = abs(kept[0] - predicted) / predicted
             worst = max(worst, off)

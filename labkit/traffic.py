@@ -105,6 +105,7 @@ def _serve(rank: int, world_size: int, address: str) -> str:
                 _send_msg(conn, ("ok", None))
             elif kind == "call":
                 fn, args = cloudpickle.loads(job[1])
+                report = job[2] if len(job) > 2 else True
                 del job  # its bytes are not what the call keeps
                 try:
                     returned = fn(*args)
@@ -112,7 +113,7 @@ def _serve(rank: int, world_size: int, address: str) -> str:
                     _send_msg(conn, ("not implemented", str(exc)))
                     continue
                 which = next((i for i, a in enumerate(args) if returned is a), None)
-                _send_msg(conn, ("ok", {"args": list(args), "returned": which,
+                _send_msg(conn, ("ok", {"args": list(args) if report else None, "returned": which,
                                         "returned_type": type(returned).__name__}))
                 kept = returned  # noqa: F841 (held, not read: its memory is measured)
                 del fn, args, returned
@@ -230,16 +231,17 @@ class Pool:
         self._ask(range(self.size), [("group", world_size, self.timeout + 60)] * self.size)
         self.world_size = world_size
 
-    def call(self, fn: Callable, per_rank_args: list) -> list[dict]:
+    def call(self, fn: Callable, per_rank_args: list, args_back: bool = True) -> list[dict]:
         """Run ``fn(*per_rank_args[rank])`` on every rank of the current group. Per rank:
-        ``args`` (the arguments after the call), ``returned`` (the index of the argument
-        ``fn`` returned, or None) and ``returned_type``."""
+        ``args`` (the arguments after the call; None with ``args_back=False``, which spares
+        sending them back), ``returned`` (the index of the argument ``fn`` returned, or None)
+        and ``returned_type``."""
         import cloudpickle
 
         if len(per_rank_args) != self.world_size:
             raise ValueError(f"per_rank_args must hold {self.world_size} tuples (one per rank), "
                              f"got {len(per_rank_args)}")
-        jobs = [("call", cloudpickle.dumps((fn, tuple(a)))) for a in per_rank_args]
+        jobs = [("call", cloudpickle.dumps((fn, tuple(a))), bool(args_back)) for a in per_rank_args]
         return self._ask(range(self.world_size), jobs)
 
     def settle(self) -> None:
@@ -468,11 +470,11 @@ class Meter:
         rank keeps); per rank, the bytes of memory what the second run returned holds
         (``resident`` with it, against without), and the bytes that run sent. The pool lets go
         of it afterwards."""
-        self.pool.call(fn, per_rank_args)
+        self.pool.call(fn, per_rank_args, False)
         self.pool.release()
         before = self.resident()
         with self.watch() as flows:
-            self.pool.call(fn, per_rank_args)
+            self.pool.call(fn, per_rank_args, False)
         self.pool.settle()
         kept = [a - b for a, b in zip(self.resident(), before)]
         self.pool.release()
@@ -492,7 +494,7 @@ class Meter:
         resident size just before the run by writing 5 to /proc/<pid>/clear_refs). Small
         arguments only: what a call receives and sends back counts too. The pool lets go of
         what the run returned afterwards."""
-        self.pool.call(fn, per_rank_args)
+        self.pool.call(fn, per_rank_args, False)
         self.pool.release()
         before = self._status("VmRSS")
         for pid in self.pids:
@@ -503,7 +505,7 @@ class Meter:
                 raise RuntimeError(f"cannot reset the peak memory of worker {pid} (/proc/{pid}/clear_refs: "
                                    f"{exc.strerror}): this needs the workers' own user or root, and "
                                    "Linux 4.0 or newer") from None
-        self.pool.call(fn, per_rank_args)
+        self.pool.call(fn, per_rank_args, False)
         peak = [a - b for a, b in zip(self._status("VmHWM"), before)]
         self.pool.release()
         return peak
