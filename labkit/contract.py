@@ -126,7 +126,9 @@ def _array_differs(a: Any, b: Any, rtol: float, atol: float, bits: int = 0) -> s
     import numpy as np
 
     if bits == 2 and a.dtype.kind in "fc":
-        raw = lambda v: np.ascontiguousarray(v).view(f"u{v.dtype.itemsize}")
+        def raw(v):
+            return np.ascontiguousarray(v).view(f"u{v.dtype.itemsize}")
+
         bad = raw(a) != raw(b)
     elif a.dtype.kind in "fc":
         a64, b64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64), \
@@ -147,9 +149,10 @@ def _array_differs(a: Any, b: Any, rtol: float, atol: float, bits: int = 0) -> s
     if not bad.any():
         return None
     where = tuple(int(i) for i in np.argwhere(bad)[0])
-    hexa = ""
     if bits and a.dtype.kind == "f":
-        hexa = lambda v: f" (0x{int(np.asarray(v[where]).view(f'u{v.dtype.itemsize}')):0{2 * v.dtype.itemsize}X})"
+        def hexa(v):
+            return f" (0x{int(np.asarray(v[where]).view(f'u{v.dtype.itemsize}')):0{2 * v.dtype.itemsize}X})"
+
         return (f"{int(bad.sum())} of {bad.size} elements differ, first at index {list(where)}: "
                 f"expected {b[where]!r}{hexa(b)}, got {a[where]!r}{hexa(a)}")
     return (f"{int(bad.sum())} of {bad.size} elements differ, first at index {list(where)}: "
@@ -177,7 +180,7 @@ def same(got: Any, want: Any, rtol: float = 0.0, atol: float = 0.0, where: str =
     ``bits=1``: floats equal bit for bit but NaN's payload (a zero's sign counts); ``bits=2``:
     every bit."""
     at = f"{where}: " if where else ""
-    kind_g, kind_w = _kind(got), _kind(want)
+    kind_w = _kind(want)
     if type(got) is not type(want):
         return (f"{at}expected a {_type_name(want)} {show(want)}, got a {_type_name(got)} "
                 f"{show(got)}")
@@ -426,7 +429,7 @@ def refuses(fn: Callable, valid: Mapping[str, Any], invalid: Mapping[str, Any], 
     ``invalid`` maps some of them to strategies of values out of range. Each case draws a
     valid call and puts one out-of-range value in it. ``examples`` are (argument name,
     full call as a tuple or dict) pairs that always run."""
-    from hypothesis import example, given, strategies as st
+    from hypothesis import given, strategies as st
 
     names = list(valid)
     label = name or getattr(fn, "__name__", None) or "function"
