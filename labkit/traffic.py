@@ -308,6 +308,7 @@ class Flows:
     sent: dict[tuple[int, Any], int] = field(default_factory=dict)  # (rank, to) -> bytes
     segments: int = 0            # TCP segments sent on the sockets seen (headers: see Meter)
     loopback: int | None = None  # bytes the namespace's loopback carried (trusted grading)
+    resent: int = 0              # bytes TCP sent again (retransmissions): on the wire, not in sent
 
     def to(self, rank: int, peer: Any) -> int:
         """Bytes ``rank`` sent to ``peer`` (a rank, or "other" for any other process)."""
@@ -433,7 +434,9 @@ class Meter:
         return None
 
     def snapshot(self) -> dict:
-        """Every TCP socket of the namespace: (local, peer) -> (pids, bytes sent, segments)."""
+        """Every TCP socket of the namespace: (local, peer) -> (pids, bytes sent, segments,
+        bytes resent). Bytes sent count each byte the process wrote once: TCP's own
+        retransmissions (a loaded machine drops loopback packets now and then) are resent."""
         lo = self._loopback()
         text = self._run([self._ss, "-tinpH", "state", "established"])
         socks, lines = {}, text.splitlines()
@@ -447,10 +450,11 @@ class Meter:
                 continue
             local, peer, users = m.groups()
             pids = tuple(int(p) for p in re.findall(r"pid=(\d+)", users))
-            sent = re.search(r"\bbytes_sent:(\d+)", line)
-            segs = re.search(r"\bsegs_out:(\d+)", line)
-            socks[(local, peer)] = (pids, int(sent.group(1)) if sent else 0,
-                                    int(segs.group(1)) if segs else 0)
+            sent, segs, resent = (re.search(rf"\b{key}:(\d+)", line)
+                                  for key in ("bytes_sent", "segs_out", "bytes_retrans"))
+            resent = int(resent.group(1)) if resent else 0
+            socks[(local, peer)] = (pids, (int(sent.group(1)) if sent else 0) - resent,
+                                    int(segs.group(1)) if segs else 0, resent)
         return {"sockets": socks, "loopback": lo}
 
     def resident(self) -> list[int]:
@@ -514,11 +518,12 @@ class Meter:
         """Bytes each worker sent, to which worker ("other": to any other process)."""
         flows = Flows()
         old, new = before["sockets"], after["sockets"]
-        owner = {local: pids for (local, _), (pids, _, _) in new.items()}
-        for (local, peer), (pids, sent, segs) in new.items():
-            was = old.get((local, peer), ((), 0, 0))
+        owner = {local: pids for (local, _), (pids, *_) in new.items()}
+        for (local, peer), (pids, sent, segs, resent) in new.items():
+            was = old.get((local, peer), ((), 0, 0, 0))
             delta, dsegs = sent - was[1], segs - was[2]
             flows.segments += max(0, dsegs)
+            flows.resent += max(0, resent - was[3])
             if delta <= 0:
                 continue
             src = next((self._rank[p] for p in pids if p in self._rank), None)
@@ -544,5 +549,5 @@ class _Watch:
 
     def __exit__(self, *exc) -> None:
         seen = self.meter.between(self._before, self.meter.snapshot())
-        self.flows.sent, self.flows.segments, self.flows.loopback = \
-            seen.sent, seen.segments, seen.loopback
+        self.flows.sent, self.flows.segments, self.flows.loopback, self.flows.resent = \
+            seen.sent, seen.segments, seen.loopback, seen.resent

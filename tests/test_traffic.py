@@ -127,7 +127,7 @@ def test_judged_meter_enters_the_namespace_and_reads_loopback(pool, monkeypatch)
     monkeypatch.setattr(Meter, "_own_network", lambda self: True)
     _, _, flows = _run(pool, meter, ring_, numel=30000)
     assert flows.loopback is not None
-    assert flows.loopback >= sum(flows.to(r, (r + 1) % 3) for r in range(3))
+    assert flows.loopback >= sum(flows.to(r, (r + 1) % 3) for r in range(3)) + flows.resent
 
 
 def test_errors_come_back_and_a_deadlock_stops_the_pool():
@@ -213,3 +213,21 @@ def test_what_a_call_returns_is_measured_from_outside_until_released(pool):
     pool.settle()
     assert all(a - b >= 8 * 2**20 - 2**17 for a, b in zip(meter.resident(), before))  # shared memory counts too
     pool.release()
+
+
+def test_retransmitted_bytes_are_not_counted_twice():
+    """A loaded machine drops loopback packets now and then, and TCP sends those bytes again: `ss` counts them in
+    bytes_sent; the meter counts each byte a worker wrote once, and the retransmissions apart (the loopback
+    counter carries them)."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank = "ss", {11: 0, 12: 1}
+    meter._loopback = lambda: None
+    lines = lambda sent, retrans: (  # noqa: E731
+        "0 0 127.0.0.1:5000 127.0.0.1:6000 users:((\"python\",pid=11,fd=3))\n"
+        f"\t cubic bytes_sent:{sent}{f' bytes_retrans:{retrans}' if retrans else ''} segs_out:9\n"
+        "0 0 127.0.0.1:6000 127.0.0.1:5000 users:((\"python\",pid=12,fd=3))\n\t cubic bytes_sent:0 segs_out:1\n")
+    meter._run = lambda argv: lines(1000, 0)
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(141000, 40000)
+    flows = meter.between(before, meter.snapshot())
+    assert flows.to(0, 1) == 100000 and flows.resent == 40000, flows
