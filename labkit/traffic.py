@@ -461,13 +461,7 @@ class Meter:
         """Per rank, the bytes of memory its process holds now, its libraries' code aside
         (``RssAnon`` + ``RssShmem`` in /proc/<pid>/status: the heap, tensors included, and
         shared memory it has mapped, such as a tensor moved there with ``share_memory_()``)."""
-        out = []
-        for pid in self.pids:
-            with open(f"/proc/{pid}/status") as f:
-                kib = sum(int(line.split()[1]) for line in f
-                          if line.startswith(("RssAnon:", "RssShmem:")))
-            out.append(kib * 1024)
-        return out
+        return self._status("RssAnon", "RssShmem")
 
     def keeps(self, fn: Callable, per_rank_args: list) -> tuple[list[int], Flows]:
         """Run ``fn`` on the pool twice (the first run's one-off allocations are not what a
@@ -484,11 +478,12 @@ class Meter:
         self.pool.release()
         return kept, flows
 
-    def _status(self, field: str) -> list[int]:
-        out = []
+    def _status(self, *fields: str) -> list[int]:
+        """Per rank, the sum of these fields of /proc/<pid>/status, in bytes."""
+        keys, out = tuple(f + ":" for f in fields), []
         for pid in self.pids:
             with open(f"/proc/{pid}/status") as f:
-                out.append(next(int(line.split()[1]) for line in f if line.startswith(field + ":")) * 1024)
+                out.append(sum(int(line.split()[1]) for line in f if line.startswith(keys)) * 1024)
         return out
 
     def peaks(self, fn: Callable, per_rank_args: list) -> list[int]:
