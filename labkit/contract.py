@@ -368,6 +368,16 @@ def check_call(fn: Callable, reference: Callable, args: list, names: list[str], 
                 raise AssertionError(f"after {call}: {diff}")
 
 
+def _parameters(fn: Callable) -> list[str]:
+    """The names of ``fn``'s parameters in call order (empty if they cannot be read)."""
+    import inspect
+
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
 def agrees(fn: Callable, reference: Callable, inputs: Mapping[str, Any] | Any, *,
            examples: Iterable = (), rtol: float = 0.0, atol: float = 0.0,
            state: Callable[..., Mapping] | None = None,
@@ -379,7 +389,9 @@ def agrees(fn: Callable, reference: Callable, inputs: Mapping[str, Any] | Any, *
 
     ``inputs`` maps each argument's name (in call order) to a Hypothesis strategy, or is one
     strategy that draws such a dict (for arguments drawn together: a dtype and a value of
-    it); both functions are called positionally on deep copies of each drawn case. Compared: the
+    it); both functions are called positionally, in the order of ``inputs`` (of the
+    reference's parameters for one strategy drawing dicts with their names), on deep copies
+    of each drawn case. Compared: the
     result (exact type, dtype, shape, device, values: exactly, or within ``rtol``/``atol``;
     or by ``compare(got, want)``, which returns None or what differs), every argument after
     the call, ``state(result, *args)`` (a dict of name -> value) and, where the reference
@@ -398,9 +410,13 @@ def agrees(fn: Callable, reference: Callable, inputs: Mapping[str, Any] | Any, *
     strategy = inputs if joint else st.fixed_dictionaries(
         {n: (s if isinstance(s, st.SearchStrategy) else st.just(s)) for n, s in inputs.items()})
 
+    order = list(inputs) if not joint else _parameters(reference)
+
     def run(case):
         if not isinstance(case, Mapping):
             raise TypeError(f"the inputs strategy of {label} must draw dicts, got {case!r}")
+        if set(case) == set(order):  # call order, not the dict's: Hypothesis shuffles
+            case = {n: case[n] for n in order}  # fixed_dictionaries' keys (its issue #3906)
         names, args = list(case), list(case.values())
         if assume is not None:
             skip(assume(*args))

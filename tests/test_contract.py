@@ -295,3 +295,19 @@ def test_inputs_drawn_together():
     agrees(ref, ref, cases(), examples=[{"value": 1.0, "dtype": torch.float16}])
     with pytest.raises(AssertionError, match="bfloat16"):
         agrees(wrong, ref, cases(), examples=[{"value": 1.01, "dtype": torch.bfloat16}])
+
+
+def test_arguments_arrive_in_call_order():
+    """Hypothesis shuffles the keys of the dicts fixed_dictionaries draws (its issue #3906):
+    both functions still get the arguments in the order of ``inputs`` (one strategy drawing
+    dicts: the reference's parameters)."""
+    seen = []
+
+    def ref(z_first, a_second, m_third):
+        seen.append((z_first, a_second, m_third))
+        return (z_first, a_second, m_third)
+
+    inputs = {"z_first": st.just("z"), "a_second": st.just("a"), "m_third": st.integers(0, 9)}
+    agrees(ref, ref, inputs, max_examples=30)
+    agrees(ref, ref, st.fixed_dictionaries(inputs), max_examples=30)
+    assert seen and all(call[:2] == ("z", "a") for call in seen), seen[:5]
