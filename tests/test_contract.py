@@ -311,3 +311,32 @@ def test_arguments_arrive_in_call_order():
     agrees(ref, ref, inputs, max_examples=30)
     agrees(ref, ref, st.fixed_dictionaries(inputs), max_examples=30)
     assert seen and all(call[:2] == ("z", "a") for call in seen), seen[:5]
+
+
+def test_without_shrinking_the_first_failing_case_is_reported():
+    calls = []
+
+    def off_by_one(n):
+        calls.append(n)
+        return n + (n > 7)
+
+    with pytest.raises(AssertionError, match="off_by_one|identity"):
+        agrees(off_by_one, _identity, {"n": st.integers(0, 10**9)}, max_examples=50,
+               shrink=False, name="identity")
+    assert len(calls) <= 52, f"{len(calls)} calls: a case was shrunk"
+
+
+def _identity(n):
+    return n
+
+
+def test_an_immutable_result_equal_to_an_argument_is_not_an_in_place_effect():
+    zero = 0.0
+
+    def ref(n, alpha):  # returns the argument alpha itself when it is 0.0
+        return alpha if n < 4 or alpha == 0 else alpha * n
+
+    def mine(n, alpha):
+        return float(0) if n < 4 or alpha == 0 else alpha * n
+
+    agrees(mine, ref, {"n": st.integers(1, 9), "alpha": st.just(zero)}, examples=[(2, zero)])
