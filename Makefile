@@ -32,6 +32,11 @@ LAB_ROOT ?= work
 LAB_ARGS ?=
 PYTEST_ARGS ?=
 JOBS ?= 2
+# make test's pytest workers: twice the cores (at most 8). Most of a grading run waits (the
+# learner's kernel and the judge take turns, the async notebook's tests sleep, the browser
+# waits on JupyterLab): grading one notebook alone kept this 2-core machine's CPUs 40-60%
+# busy (/proc/stat, 2026-11-24)
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( 2 * n < 8 ? 2 * n : 8 )))
 HIDDEN ?= hide
 SANDBOX ?= on
 # Debian packages the course needs: the browser tests drive chromium, the grader's
@@ -90,7 +95,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check labkit grading tests benchmarks
 
 test: system $(STAMP) lint
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 release: $(STAMP)
 	$(BIN)/python grading/release.py $(NB)
@@ -105,7 +110,7 @@ soak: system $(STAMP)
 bench: $(STAMP)
 	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
-# JOBS here defaults to one local Dask worker per core (the JOBS ?= 2 above is for make test);
+# JOBS here defaults to one local Dask worker per core (the JOBS ?= 2 above is for make soak);
 # SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead.
 autograde: system $(STAMP)
 	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \

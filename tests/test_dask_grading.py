@@ -68,16 +68,23 @@ def dask_cluster(tmp_path_factory):
     try:
         start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
               "--scheduler-file", str(sched_file))
-        deadline = time.monotonic() + 60
-        while not sched_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        address = json.loads(sched_file.read_text())["address"]
+        # the scheduler makes its file, then writes it: read it once it parses (a loaded
+        # machine takes its time; a scheduler that died is reported at once)
+        deadline, address = time.monotonic() + 600, None
+        while address is None:
+            try:
+                address = json.loads(sched_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                if procs[0].poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("the Dask scheduler wrote no address: "
+                                         + (base / "scheduler-0.log").read_text()[-3000:]) from None
+                time.sleep(0.2)
         workers = [start("worker", address, "--nthreads", "1", "--host", "127.0.0.1",
                          "--no-dashboard", "--name", f"w{i}") for i in range(2)]
         from distributed import Client
 
-        with Client(address, timeout=30) as client:
-            client.wait_for_workers(2, timeout=120)
+        with Client(address, timeout=120) as client:
+            client.wait_for_workers(2, timeout=600)
         yield {"address": address, "workers": workers, "base": base}
     finally:
         for p in reversed(procs):

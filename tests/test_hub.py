@@ -59,6 +59,7 @@ INSTRUCTOR = "hubt-prof"
 ACCOUNTS = (STUDENT, OTHER, INSTRUCTOR)
 PASSWORD = "hub-test-password"
 START_S = 180
+SETUP_S = 900
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("hub")]
 
 
@@ -142,6 +143,16 @@ class Hub:
              "--password", PASSWORD],
             cwd=REPO, env=env, stdout=open(self.log, "wb"), stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True)
+        # its set-up (accounts, the users' environment, npm ci of the proxy) ends with the
+        # "Course hub on" line; a loaded machine gets there late, so the clock for answering
+        # starts there, and the set-up alone gets a bound of its own
+        deadline = time.monotonic() + SETUP_S
+        while "Course hub on" not in self.tail(n=1 << 30):
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the hub exited ({self.proc.returncode}):\n{self.tail()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the hub's set-up did not end in {SETUP_S}s:\n{self.tail()}")
+            time.sleep(0.5)
         deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

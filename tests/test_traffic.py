@@ -205,7 +205,10 @@ def test_what_a_call_returns_is_measured_from_outside_until_released(pool):
         back = [a - b for a, b in zip(meter.resident(), before)]
         assert all(abs(b) <= 2**17 for b in back), (mib, pieces, [b / 2**20 for b in back])
     kept, flows = meter.keeps(keeps_, [(8, 2)] * 3)  # the same in one call: a first run, then the measured one
-    assert all(abs(k - 8 * 2**20) <= 2**17 for k in kept) and flows.total == 0, ([k / 2**20 for k in kept], flows)
+    # the ranks sent nothing (this test shares the machine's network namespace: another test's
+    # processes may talk meanwhile, and show as ('other', 'other'))
+    assert all(abs(k - 8 * 2**20) <= 2**17 for k in kept) and not any(flows.by(r) for r in range(3)), \
+        ([k / 2**20 for k in kept], flows)
     pool.call(keeps_shared_, [(8,)] * 3)
     pool.release()
     before = meter.resident()
