@@ -34,8 +34,8 @@ PYTEST_ARGS ?=
 JOBS ?= 2
 # make test's pytest workers: twice the cores (at most 8). Most of a grading run waits (the
 # learner's kernel and the judge take turns, the async notebook's tests sleep, the browser
-# waits on JupyterLab): grading one notebook alone kept this 2-core machine's CPUs 40-60%
-# busy (/proc/stat, 2026-11-24)
+# waits on JupyterLab): grading one notebook alone kept this 2-core machine's CPUs 15-60%
+# busy, mostly about 40% (/proc/stat every 10 s, 2026-11-24); the whole suite at 4 workers, 97-100%
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( 2 * n < 8 ? 2 * n : 8 )))
 HIDDEN ?= hide
 SANDBOX ?= on
