@@ -14,6 +14,9 @@ exceptions (re-raised here as the nearest built-in exception, with the learner's
 traceback as a note). Anything else stays in the learner's kernel and comes back as a
 ``Remote`` handle. So an answer can lie about nothing but its values: no ``__eq__`` that
 always says True, no patched check, no transformer, no forged output reaches a verdict.
+Calls travel over a Unix socket the judge listens on in the kernel's socket folder (which
+only the grader can write); the learner's kernel answers them one at a time on its own
+event loop, between cells (``_answer_judge``).
 
 Arguments travel the other way by value (cloudpickle): what the
 learner's code does to tensors it was given comes back onto the judge's own tensors (for
@@ -137,18 +140,41 @@ class _Loader(pickle.Unpickler):
                             "(was its cell run?)") from None
 
 
-PAYLOAD_KEY = "labkit_request"
+_HEADER = 16   # a call's or a reply's header: its sequence number and its size, two !Q
 
 
-def _serve_request() -> str:
-    """``_serve`` of the payload the judge sent in this execute request's metadata."""
-    from IPython import get_ipython
+def _answer_judge(path: str) -> None:
+    """Learner's side: answer the judge's calls over the Unix socket it listens on at ``path``,
+    one at a time on this kernel's own event loop (its main thread, between cells), as a
+    cell's code would run. A call costs a socket round trip, not an execute request
+    (IPython's cell machinery, four messages, output flushes: about 4 ms)."""
+    import asyncio
+    import signal
+    import socket
+    import struct
 
-    parent = get_ipython().kernel.get_parent("shell") or {}
-    payload = (parent.get("metadata") or {}).get(PAYLOAD_KEY)
-    if type(payload) is not str:
-        return json.dumps({"exc": _encode_exc(ValueError("no request payload"))})
-    return _serve(payload)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        loop.remove_reader(sock.fileno())
+        sock.close()
+
+    def on_request() -> None:
+        # an interrupt (the judge's time limit) stops the call, as in a cell; between calls
+        # the kernel ignores it, as it does between cells
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            seq, size = struct.unpack("!QQ", _recv_exactly(sock, _HEADER))
+            reply = _serve(_recv_exactly(sock, size).decode("ascii")).encode()
+            sock.sendall(struct.pack("!QQ", seq, len(reply)) + reply)
+        except BaseException:  # noqa: BLE001 (the judge reconnects; nothing else to tell)
+            stop()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    loop.add_reader(sock.fileno(), on_request)
 
 
 def _serve(payload: str) -> str:
@@ -661,19 +687,15 @@ def _check_size(body: str) -> None:
                            "flatter data")
 
 
-def _read_reply(text: Any) -> dict:
-    """The judge's reading of the learner's reply (the repr of a JSON string), within
-    bounds on bytes, items and depth; LearnerCodeError for anything else."""
-    if type(text) is not str or len(text) > 2 * MAX_REPLY_BYTES:
-        raise LearnerCodeError("no readable reply from the learner's kernel")
-    import ast
+def _parse_reply(raw: Any) -> dict:
+    """The judge's reading of the learner's reply (JSON text), within bounds on items and
+    depth; LearnerCodeError for anything else."""
     try:
-        raw = ast.literal_eval(text)
         if type(raw) is not str:
             raise ValueError
         _check_size(raw)
         body = json.loads(raw)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+    except (ValueError, TypeError, MemoryError, RecursionError):
         raise LearnerCodeError("no readable reply from the learner's kernel") from None
     if type(body) is not dict:
         raise LearnerCodeError("no readable reply from the learner's kernel")
@@ -701,6 +723,11 @@ class Session:
         self._conns: list = []
         self._main = threading.get_ident()
         self.dumper = _Dumper(self)
+        self._calls = None      # the socket the learner's kernel connects to for calls
+        self._calls_path = ""
+        self._conn = None       # that connection, once made
+        self._asked = False     # the learner's kernel was asked to connect
+        self._seq = 0
         self.kc.execute("import labkit.remote as __labkit_remote", silent=True,
                         store_history=False)
 
@@ -710,17 +737,20 @@ class Session:
         self.kc.stop_channels()
         self.kc.context.destroy(linger=0)
         server, self._server = self._server, None
-        for sock in [server, *self._conns]:
+        calls, self._calls = self._calls, None
+        for sock in [server, *self._conns, calls, self._conn]:
             if sock is not None:
                 try:
                     sock.close()
                 except OSError:
                     pass
-        if self.path:
-            try:
-                os.unlink(self.path)
-            except OSError:
-                pass
+        self._conn = None
+        for path in (self.path, self._calls_path):
+            if path:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
         self.owned.clear()
         self._methods.clear()
 
@@ -730,19 +760,26 @@ class Session:
         if self._server is None:
             self._listen()
 
-    def _listen(self) -> None:
+    def _bind(self, kind: str):
+        """A Unix socket the learner's kernel can connect to: in its connection's folder
+        (which only the grader can write once the kernel is up), else a new folder."""
         import socket
         import tempfile
-        import threading
 
         folder = self.folder if self.folder and os.path.isdir(self.folder) else \
             tempfile.mkdtemp(prefix="judge-objects-")
-        self.path = os.path.join(folder, f"judge-{os.getpid()}-{id(self) & 0xffffff:x}")
+        path = os.path.join(folder, f"judge-{kind}-{os.getpid()}-{id(self) & 0xffffff:x}")
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(self.path)
-        os.chmod(self.path, 0o666)   # the sandbox's uid connects to it
+        server.bind(path)
+        os.chmod(path, 0o666)   # the sandbox's uid connects to it
         server.listen(64)
-        self._server = server
+        return server, path
+
+    def _listen(self) -> None:
+        import threading
+
+        self._server, self.path = self._bind("objects")
+        server = self._server
         threading.Thread(target=self._accept, args=(server,), daemon=True,
                          name="judge-objects").start()
 
@@ -848,6 +885,93 @@ class Session:
         except OSError:
             return False
 
+    def _channel(self, deadline: float):
+        """The connection the learner's kernel answers calls on: asked for on first use (and
+        again after it broke), accepted within the call's time limit."""
+        import select
+
+        if self._conn is not None:
+            return self._conn
+        if self._calls is None:
+            self._calls, self._calls_path = self._bind("calls")
+        if not self._asked:
+            self.kc.execute(f"__labkit_remote._answer_judge({self._calls_path!r})",
+                            silent=True, store_history=False)
+            self._asked = True
+        while not select.select([self._calls], [], [], self._wait(deadline))[0]:
+            pass
+        self._conn, _ = self._calls.accept()
+        self._asked = False
+        return self._conn
+
+    def _wait(self, deadline: float) -> float:
+        """Seconds to wait for the learner's kernel before looking again (at most 1), or
+        RemoteTimeout (the call interrupted) or RemoteDied."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            self._interrupt()
+            raise RemoteTimeout(f"your code did not finish within {self.timeout:.0f} s")
+        if not self._alive():
+            self._drop()
+            raise RemoteDied("the kernel running your code died (os._exit, a segfault or "
+                             "running out of memory)")
+        return min(left, 1.0)
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def _closed(self, deadline: float) -> None:
+        """The learner's side closed the connection: RemoteDied if its kernel is gone (or
+        goes within 2 s: the socket closes as the process exits), else LearnerCodeError."""
+        self._drop()
+        end = min(deadline, time.monotonic() + 2.0)
+        while self._alive() and time.monotonic() < end:
+            time.sleep(0.02)
+        self._wait(deadline)
+        raise LearnerCodeError("the learner's kernel closed its connection to the judge")
+
+    def _recv(self, n: int, deadline: float, keep: bool = True) -> bytes:
+        """``n`` bytes of the connection (dropped unread where not ``keep``) by the deadline."""
+        import select
+
+        chunks, left = [], n
+        while left:
+            if not select.select([self._conn], [], [], self._wait(deadline))[0]:
+                continue
+            chunk = self._conn.recv(min(left, 1 << 20))
+            if not chunk:
+                self._closed(deadline)
+            if keep:
+                chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _exchange(self, payload: bytes, deadline: float) -> str:
+        """Send one call; its reply's text. Replies to calls given up on (interrupted at the
+        time limit) are read past."""
+        import struct
+
+        conn = self._channel(deadline)
+        self._seq += 1
+        try:
+            conn.sendall(struct.pack("!QQ", self._seq, len(payload)) + payload)
+        except OSError:
+            self._closed(deadline)
+        while True:
+            seq, size = struct.unpack("!QQ", self._recv(_HEADER, deadline))
+            if size > MAX_REPLY_BYTES:
+                self._drop()
+                raise LearnerCodeError(f"the reply is larger than {MAX_REPLY_BYTES >> 20} MiB: "
+                                       "return less data")
+            if seq == self._seq:
+                try:
+                    return self._recv(size, deadline).decode("utf-8")
+                except UnicodeDecodeError:
+                    raise LearnerCodeError("no readable reply from the learner's kernel") from None
+            self._recv(size, deadline, keep=False)
+
     def request(self, op: str, target: Any, data: Any) -> Any:
         import threading
 
@@ -855,40 +979,12 @@ class Session:
             raise RuntimeError("the test's objects cannot call back into the learner's code")
         given = _tensors_in(list(data)) if op == "call" else []
         payload = self.dumper.dumps((op, target, data, [t.grad for t in given]))
-        # the payload travels beside the code, in the request's metadata: ipykernel hashes
-        # and IPython scans a cell's code in pure Python (about 1 ms per kilobyte)
-        content = {"code": "__labkit_reply = __labkit_remote._serve_request()", "silent": False,
-                   "store_history": False, "user_expressions": {"r": "__labkit_reply"},
-                   "allow_stdin": False, "stop_on_error": True}
-        msg = self.kc.session.msg("execute_request", content, metadata={PAYLOAD_KEY: payload})
-        self.kc.shell_channel.send(msg)
-        msg_id = msg["header"]["msg_id"]
         deadline = time.monotonic() + self.timeout
         try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    self._interrupt()
-                    raise RemoteTimeout(f"your code did not finish within {self.timeout:.0f} s")
-                try:
-                    reply = self.kc.get_shell_msg(timeout=min(left, 1.0))
-                except Exception:  # noqa: BLE001 (queue.Empty: poll again)
-                    if not self._alive():
-                        raise RemoteDied("the kernel running your code died (os._exit, a "
-                                         "segfault or running out of memory)") from None
-                    continue
-                if reply.get("parent_header", {}).get("msg_id") == msg_id:
-                    break
+            body = _parse_reply(self._exchange(payload.encode("ascii"), deadline))
         except KeyboardInterrupt:
             self._interrupt()
             raise
-        content = reply.get("content", {})
-        if content.get("status") != "ok":
-            raise LearnerCodeError(f"the learner's kernel failed the request: "
-                                   f"{content.get('ename', '?')}: {content.get('evalue', '')}"[:2000])
-        bundle = content.get("user_expressions", {}).get("r", {})
-        text = bundle.get("data", {}).get("text/plain") if bundle.get("status") == "ok" else None
-        body = _read_reply(text)
         if "exc" in body and type(body["exc"]) is dict:
             raise _exception(body["exc"])
         if "ok" not in body:

@@ -221,21 +221,21 @@ def test_reply_bounds_on_items_and_depth_and_honest_data_within_them():
     import json
 
     def reply(value) -> str:
-        return repr(json.dumps({"ok": value}))
+        return json.dumps({"ok": value})
 
     with pytest.raises(remote.LearnerCodeError, match="nested more than 64 levels"):
-        remote._read_reply(reply(json.loads("[" * 300 + "]" * 300)))
+        remote._parse_reply(reply(json.loads("[" * 300 + "]" * 300)))
     with pytest.raises(remote.LearnerCodeError, match="more than 2,000,000 items"):
-        remote._read_reply(reply([0] * 2_000_001))
+        remote._parse_reply(reply([0] * 2_000_001))
     # within bounds: strings full of brackets and commas, 200,000 floats, deep tuples
     text = "[{,}]" * 1_000_000
-    assert remote._decode(remote._read_reply(reply(remote._encode(text, 0)))["ok"]) == text
+    assert remote._decode(remote._parse_reply(reply(remote._encode(text, 0)))["ok"]) == text
     floats = [float(i) for i in range(200_000)]
-    assert remote._decode(remote._read_reply(reply(remote._encode(floats, 0)))["ok"]) == floats
+    assert remote._decode(remote._parse_reply(reply(remote._encode(floats, 0)))["ok"]) == floats
     deep: tuple = ()
     for _ in range(60):
         deep = (deep, {"k": [1]})
-    assert remote._decode(remote._read_reply(reply(remote._encode(deep, 0)))["ok"]) == deep
+    assert remote._decode(remote._parse_reply(reply(remote._encode(deep, 0)))["ok"]) == deep
 
 
 _COUNT_EXAMPLES = '''
