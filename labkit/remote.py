@@ -725,6 +725,7 @@ class Session:
         self.dumper = _Dumper(self)
         self._calls = None      # the socket the learner's kernel connects to for calls
         self._calls_path = ""
+        self._made: list[str] = []   # folders _bind made for its sockets (no kernel folder)
         self._conn = None       # that connection, once made
         self._asked = False     # the learner's kernel was asked to connect
         self._seq = 0
@@ -751,6 +752,11 @@ class Session:
                     os.unlink(path)
                 except OSError:
                     pass
+        for folder in self._made:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
         self.owned.clear()
         self._methods.clear()
 
@@ -766,8 +772,10 @@ class Session:
         import socket
         import tempfile
 
-        folder = self.folder if self.folder and os.path.isdir(self.folder) else \
-            tempfile.mkdtemp(prefix="judge-objects-")
+        folder = self.folder if self.folder and os.path.isdir(self.folder) else None
+        if folder is None:
+            folder = tempfile.mkdtemp(prefix="judge-sockets-")
+            self._made.append(folder)
         path = os.path.join(folder, f"judge-{kind}-{os.getpid()}-{id(self) & 0xffffff:x}")
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         server.bind(path)
@@ -899,23 +907,27 @@ class Session:
                             silent=True, store_history=False)
             self._asked = True
         while not select.select([self._calls], [], [], self._wait(deadline))[0]:
-            pass
+            self._check_alive()
         self._conn, _ = self._calls.accept()
         self._asked = False
         return self._conn
 
     def _wait(self, deadline: float) -> float:
         """Seconds to wait for the learner's kernel before looking again (at most 1), or
-        RemoteTimeout (the call interrupted) or RemoteDied."""
+        RemoteTimeout (the call interrupted)."""
         left = deadline - time.monotonic()
         if left <= 0:
             self._interrupt()
             raise RemoteTimeout(f"your code did not finish within {self.timeout:.0f} s")
+        return min(left, 1.0)
+
+    def _check_alive(self) -> None:
+        """RemoteDied once the learner's kernel is gone (read from /proc: looked at only
+        while waiting, a process it started may hold the connection open)."""
         if not self._alive():
             self._drop()
             raise RemoteDied("the kernel running your code died (os._exit, a segfault or "
                              "running out of memory)")
-        return min(left, 1.0)
 
     def _drop(self) -> None:
         conn, self._conn = self._conn, None
@@ -929,7 +941,7 @@ class Session:
         end = min(deadline, time.monotonic() + 2.0)
         while self._alive() and time.monotonic() < end:
             time.sleep(0.02)
-        self._wait(deadline)
+        self._check_alive()
         raise LearnerCodeError("the learner's kernel closed its connection to the judge")
 
     def _recv(self, n: int, deadline: float, keep: bool = True) -> bytes:
@@ -938,7 +950,14 @@ class Session:
 
         chunks, left = [], n
         while left:
-            if not select.select([self._conn], [], [], self._wait(deadline))[0]:
+            try:
+                wait = self._wait(deadline)
+            except RemoteTimeout:
+                if left < n:  # given up on inside a message: what follows is not a header
+                    self._drop()
+                raise
+            if not select.select([self._conn], [], [], wait)[0]:
+                self._check_alive()
                 continue
             chunk = self._conn.recv(min(left, 1 << 20))
             if not chunk:
