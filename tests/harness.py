@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import functools
 import re
 import shutil
@@ -48,6 +49,8 @@ class Variant:
     region: int = 1
     full: bool = False
     alone: str = ""           # why it is graded in a notebook of its own (header '# alone:')
+    more: tuple = ()          # (region, code) of further regions of the same cell ('# region:'
+                              # again in the body starts the next region's code)
 
     @property
     def student(self) -> str:
@@ -259,8 +262,16 @@ def load_variants(assignment: str) -> list[Variant]:
     found = []
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
         header, code_lines, cell, loses, region, full, alone = True, [], None, [], 1, False, ""
+        more: list = []   # (region, lines) of each further region
         for line in path.read_text().splitlines():
             m = re.match(r"^# (cell|loses|region|scores|alone):\s*(.*)$", line) if header else None
+            nxt = None if header else re.match(r"^# region:\s*(\d+)\s*$", line)
+            if nxt:
+                more.append((int(nxt.group(1)), []))
+                continue
+            if more:
+                more[-1][1].append(line)
+                continue
             if m:
                 if m.group(1) == "alone":
                     alone = m.group(2).strip() or "(no reason given)"
@@ -283,12 +294,20 @@ def load_variants(assignment: str) -> list[Variant]:
         if full and loses:
             raise ValueError(f"{path}: a '# scores: full' variant loses nothing; drop '# loses:'")
         code = "\n".join(code_lines).strip("\n")
-        found.append(Variant(assignment, path.stem, cell, loses, code, region, full, alone))
+        others = tuple((r, "\n".join(lines).strip("\n")) for r, lines in more)
+        if len({region, *(r for r, _ in others)}) != 1 + len(others):
+            raise ValueError(f"{path}: a region is named twice")
+        found.append(Variant(assignment, path.stem, cell, loses, code, region, full, alone, others))
     return found
 
 
 def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode:
-    """A copy of ``nb`` with the variant's code in place of the named cell's solution region."""
+    """A copy of ``nb`` with the variant's code in place of the named cell's solution region
+    (and of each further region it names)."""
+    if variant.more:  # the last region first: replacing one renumbers those after it
+        for region, code in sorted([(variant.region, variant.code), *variant.more], reverse=True):
+            nb = inject(nb, dataclasses.replace(variant, region=region, code=code, more=()))
+        return nb
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})

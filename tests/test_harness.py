@@ -156,3 +156,18 @@ def test_bundles_never_share_a_test_cell():
     assert names == [["f1", "g1"], ["f2", "g2"], ["g_alt", "h1"], ["h2"]]
     lone = Variant("a", "far", "g", ["test_f"], "return 0")   # names a cell it cannot reach
     assert [lone] in bundle(graph, [lone, *wrong[:1]])
+
+
+def test_a_variant_may_replace_several_regions(tmp_path, monkeypatch):
+    import tests.harness as harness
+
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    (folder / "both.py").write_text("# cell: f\n# region: 1\n# loses: t1\nreturn 0\n"
+                                    "# region: 2\ny = x\nreturn y - 1\n")
+    monkeypatch.setattr(harness, "VARIANTS", tmp_path)
+    [v] = load_variants("nb")
+    assert (v.region, v.code, v.more) == (1, "return 0", ((2, "y = x\nreturn y - 1"),))
+    src = inject(_nb(SOURCE), v).cells[0].source
+    assert "    return 0" in src and "    y = x\n    return y - 1" in src
+    assert "x + 1" not in src and "x * 2" not in src and "BEGIN SOLUTION" not in src
