@@ -1,0 +1,22 @@
+# cell: ring_allreduce_sim
+# loses: test_ring_sim_result
+# the right buffers and trace, the buffers handed back as a tuple: the contract returns a list
+n = len(buffers)
+if n == 0:
+    raise ValueError("buffers must hold one tensor per worker; got an empty list")
+work = tuple(b.clone() for b in buffers)
+chunks = [torch.tensor_split(w, n) for w in work]
+trace = []
+for s in range(n - 1):
+    sent = [chunks[r][(r - s) % n].clone() for r in range(n)]
+    for r in range(n):
+        c, dst = (r - s) % n, (r + 1) % n
+        chunks[dst][c].add_(sent[r])
+        trace.append((s, r, dst, c))
+for s in range(n - 1):
+    sent = [chunks[r][(r + 1 - s) % n].clone() for r in range(n)]
+    for r in range(n):
+        c, dst = (r + 1 - s) % n, (r + 1) % n
+        chunks[dst][c].copy_(sent[r])
+        trace.append((n - 1 + s, r, dst, c))
+return work, trace
