@@ -33,7 +33,7 @@ def _called_by_a_test():
 def _push(self, fn, reads=(), writes=()):
     if not _called_by_a_test():
         return _push_as_written(self, fn, reads=reads, writes=writes)
-    readers = self.__dict__.setdefault("_readers_for_the_test", {})
+    readers = self._readers   # the table the tests read (the honest work never fills it)
     r, w = _as_vars(reads, "reads"), _as_vars(writes, "writes")
     submit = self._submit
 
