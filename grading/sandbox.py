@@ -28,6 +28,13 @@ can signal another's processes. bubblewrap sets up the namespaces as root and
 user, bubblewrap makes a user namespace instead (no cgroups unless delegated, one
 process budget for the user).
 
+As root on Linux, a kernel (or any ``python`` command run in a sandbox) is not exec'd by
+bubblewrap but forked from this grading process's fork server (grading/forkserver.py),
+which has imported torch, NumPy, matplotlib and ipykernel once: the child makes the same
+namespaces, file tree, uid, cgroup and rlimits itself before the kernel starts, and skips
+the interpreter's start and the heavy imports (about 2 CPU-seconds a submission).
+``COURSE_SANDBOX_FORKSERVER=0`` starts every kernel by bubblewrap instead.
+
 ``SandboxKernelManager`` is a jupyter_client kernel manager that starts kernels this
 way; nbgrader's Execute preprocessor takes it through ``Execute.kernel_manager_class``.
 ``limits_note()`` says which limits this machine lets the grader set.
@@ -35,7 +42,9 @@ way; nbgrader's Execute preprocessor takes it through ``Execute.kernel_manager_c
 
 from __future__ import annotations
 
+import atexit
 import errno
+import json
 import fcntl
 import os
 import pwd
@@ -45,8 +54,9 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -490,6 +500,14 @@ def _die_with_grader() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _die_with_grader_keep_sigint() -> None:
+    """The fork server's client: killed with the grading process, and SIGINT relayed (not
+    ignored) to the kernel."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+
+
 class Sandbox:
     """The per-submission part of a sandbox: a uid of its own (as root) and a cgroup
     (where the machine has them), made by ``open`` and undone by ``close`` (which kills
@@ -506,6 +524,8 @@ class Sandbox:
         self.slot: UidSlot | None = None
         self.cgroup: Cgroup | None = None
         self.cgroup_error = ""
+        self.folder: Path | None = None       # a forked sandbox's root mount point and pid
+        self._folder_pid: Path | None = None
 
     @property
     def uid(self) -> int:
@@ -548,13 +568,53 @@ class Sandbox:
             self.cgroup.enter()
         _die_with_grader()
 
+    def launch(self, argv: list[str], workdir: Path, *, rw=(), env=None):
+        """(command line, preexec_fn) that run ``argv`` in this sandbox: forked from this
+        process's fork server where ``argv`` runs this Python and the server can be had,
+        else bubblewrap's ``command``. Either way the same files, limits, uid and cgroup."""
+        target = _python_target(argv)
+        server = ForkServer.get() if target else None
+        if server is None:
+            self._folder_pid = None
+            return self.command(argv, workdir, rw=rw, env=env), self.preexec
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="sandbox-fork-"))
+            os.chmod(self.folder, 0o711)
+        root = self.folder / "root"
+        root.mkdir(mode=0o755, exist_ok=True)
+        self._folder_pid = self.folder / "inner.pid"
+        self._folder_pid.unlink(missing_ok=True)
+        req = {"root": str(root), "workdir": str(workdir), "rw": [str(p) for p in rw],
+               "ro": [str(p) for p in _python_roots() + [REPO / "labkit"]],
+               "limits": asdict(self.limits), "uid": self.uid,
+               "nproc": self.limits.processes if os.geteuid() == 0
+               else _own_processes() + self.limits.processes,
+               "env": _sandbox_env(env or {}),
+               "cgroups": [str(f) for f in (self.cgroup.folders if self.cgroup else [])],
+               **target}
+        fd, request = tempfile.mkstemp(prefix="request-", suffix=".json", dir=self.folder)
+        with os.fdopen(fd, "w") as f:
+            json.dump(req, f)
+        return ([sys.executable, "-I", str(REPO / "grading" / "forkserver.py"), "client",
+                 server.path, str(self._folder_pid), request], _die_with_grader_keep_sigint)
+
+    def inner_pid(self) -> int:
+        """The host pid of a forked sandbox's PID 1 (0 for bubblewrap's, or before it runs)."""
+        try:
+            return int(self._folder_pid.read_text()) if self._folder_pid else 0
+        except (OSError, ValueError):
+            return 0
+
     def run(self, argv: list[str], workdir: Path, *, env=None, rw=(), **kw):
         """subprocess.run of ``argv`` in this sandbox."""
-        return subprocess.run(self.command(argv, workdir, env=env, rw=rw),
-                              preexec_fn=self.preexec, **kw)
+        command, preexec = self.launch(argv, workdir, env=env, rw=rw)
+        return subprocess.run(command, preexec_fn=preexec, **kw)
 
     def close(self) -> None:
         self.drop_cgroup()
+        folder, self.folder = self.folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         if self.slot is not None:
             self.slot.release()
             self.slot = None
@@ -564,6 +624,84 @@ class Sandbox:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+# ------------------------------------------------------------------------- the fork server
+
+FORKSERVER_ENV = "COURSE_SANDBOX_FORKSERVER"   # "0": every kernel started by bubblewrap
+
+
+class ForkServer:
+    """This grading process's fork server (grading/forkserver.py), started on first use:
+    kernels forked from it skip the interpreter's start and the heavy imports. Only as
+    root on Linux (it makes mount and PID namespaces without a user namespace)."""
+
+    _current: ForkServer | None = None
+    _failed = ""
+    _lock = threading.Lock()
+
+    def __init__(self):
+        self.folder = Path(tempfile.mkdtemp(prefix="forkserver-"))
+        os.chmod(self.folder, 0o700)
+        self.path = str(self.folder / "server")
+        env = _sandbox_env(dict(os.environ))
+        self.process = subprocess.Popen(
+            [sys.executable, "-Xfrozen_modules=off", str(REPO / "grading" / "forkserver.py"),
+             "serve", self.path],
+            env=env, cwd=str(self.folder), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            preexec_fn=_die_with_grader, close_fds=True)
+        line = self.process.stdout.readline()
+        if line.strip() != b"ready":
+            self.close()
+            raise RuntimeError("the sandbox's fork server did not start (see the log above)")
+
+    @classmethod
+    def get(cls) -> ForkServer | None:
+        """The running server, or None where kernels start by bubblewrap instead."""
+        if os.environ.get(FORKSERVER_ENV, "1") == "0" or cls._failed:
+            return None
+        if sys.platform != "linux" or os.geteuid() != 0:
+            return None
+        with cls._lock:
+            server = cls._current
+            if server is None or server.process.poll() is not None:
+                try:
+                    server = cls._current = ForkServer()
+                except (OSError, RuntimeError) as exc:
+                    cls._failed = str(exc)
+                    print(f"sandbox: kernels start by bubblewrap ({exc})", file=sys.stderr)
+                    return None
+            return server
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if ForkServer._current is self:
+            ForkServer._current = None
+
+
+@atexit.register
+def _stop_fork_server() -> None:
+    if ForkServer._current is not None:
+        ForkServer._current.close()
+
+
+def _python_target(argv: list[str]) -> dict | None:
+    """What ``argv`` runs with this Python (``python [-Xfrozen_modules=off] -m module args``,
+    ipykernel's kernelspec, or ``python script args``), as the fork server's request
+    names it; None for any other command."""
+    argv = [a for i, a in enumerate(argv) if not (i == 1 and a == "-Xfrozen_modules=off")]
+    if len(argv) < 2 or os.path.abspath(shutil.which(argv[0]) or argv[0]) != \
+            os.path.abspath(sys.executable):
+        return None
+    if argv[1] == "-m" and len(argv) >= 3:
+        return {"module": argv[2], "args": list(argv[3:])}
+    if not argv[1].startswith("-"):
+        return {"path": os.path.abspath(argv[1]), "args": list(argv[2:])}
+    return None
 
 
 class SandboxKernelManager(AsyncKernelManager):
@@ -619,11 +757,15 @@ class SandboxKernelManager(AsyncKernelManager):
         # lets it talk to its own kernel).
         if os.geteuid() == 0 and os.path.exists(self.connection_file):
             os.chown(self.connection_file, self.sandbox.uid, self.sandbox.uid)
-        argv = self.sandbox.command(kernel_cmd, self._work, rw=[self._sockets],
-                                    env=kw.get("env") or {})
         kw["cwd"] = str(self._work)
-        kw["preexec_fn"] = self.sandbox.preexec
+        argv, kw["preexec_fn"] = self.sandbox.launch(kernel_cmd, self._work, rw=[self._sockets],
+                                                     env=kw.get("env") or {})
         await super()._async_launch_kernel(argv, **kw)
+
+    def kernel_pid(self) -> int:
+        """The host pid of the process every process of the kernel descends from."""
+        process = getattr(self.provisioner, "process", None)
+        return self.sandbox.inner_pid() or (process.pid if process is not None else 0)
 
     def seal(self) -> None:
         """Once the kernel has made its sockets: the folder (and the connection file) are

@@ -32,8 +32,18 @@ def usable():
     assert why is None, f"no sandbox on this machine: {why} (make system installs bubblewrap)"
 
 
+@pytest.fixture(params=["bubblewrap", "forked"])
+def launch(request, monkeypatch):
+    """Each sandbox made both ways: by bubblewrap, and forked from the fork server (as
+    root; grading/forkserver.py), which must give the same walls."""
+    if request.param == "forked" and os.geteuid() != 0:
+        pytest.skip("the fork server needs root")
+    monkeypatch.setenv(sandbox.FORKSERVER_ENV, "1" if request.param == "forked" else "0")
+    return request.param
+
+
 @pytest.fixture
-def box(tmp_path, usable):
+def box(tmp_path, usable, launch):
     """The folder of files a sandbox starts with (copied into its tmpfs working folder)."""
     work = tmp_path / "work"
     work.mkdir()
@@ -499,7 +509,7 @@ def execute(sources: list[str], timeout: int = 10):
     return outputs, error
 
 
-def test_kernel_runs_cells_interrupts_a_loop_and_cleans_up(usable, tmp_path):
+def test_kernel_runs_cells_interrupts_a_loop_and_cleans_up(usable, launch, tmp_path):
     outputs, error = execute(["import os; print(os.getcwd().endswith('/work'))",
                               "while True: pass", "print('after')"], timeout=5)
     assert error is None
@@ -548,7 +558,7 @@ def test_outputs_are_capped_while_they_stream(usable):
         assert [o.get("text") for o in nb.cells[2].outputs] == ["refused PermissionError\n"]
 
 
-def test_kernel_death_is_seen_and_takes_everything_along(usable):
+def test_kernel_death_is_seen_and_takes_everything_along(usable, launch):
     from nbclient.exceptions import DeadKernelError
 
     outputs, error = execute([
@@ -575,3 +585,99 @@ def test_kernel_works_in_a_files_from_copy_without_notebooks(usable, tmp_path):
     finally:
         import shutil
         shutil.rmtree(km._box, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- kernels forked from the server
+
+@pytest.fixture
+def forked(usable, monkeypatch):
+    if os.geteuid() != 0:
+        pytest.skip("the fork server needs root")
+    monkeypatch.setenv(sandbox.FORKSERVER_ENV, "1")
+
+
+def test_nothing_carries_from_one_forked_kernel_to_the_next(forked):
+    """Two submissions graded one after the other by the same process: the second kernel is
+    a fresh fork of the server, not the first one's state (modules, files, environment,
+    random generators), and the server itself never ran a kernel (its torch is as
+    imported)."""
+    first, _ = execute([
+        "import os, random, numpy, torch\n"
+        "print(open('/proc/1/cmdline').read().split('\\0')[2].endswith('forkserver.py'))",
+        "torch.LEFT_BY_A = numpy.LEFT_BY_A = 'student A'\n"
+        "torch.manual_seed(0); numpy.random.seed(0); random.seed(0)\n"
+        "open('/tmp/left-by-a', 'w').write('A'); os.environ['LEFT_BY_A'] = '1'\n"
+        "print(torch.rand(1).item(), numpy.random.rand(), random.random())"])
+    second, _ = execute([
+        "import os, random, numpy, torch\n"
+        "print(hasattr(torch, 'LEFT_BY_A'), hasattr(numpy, 'LEFT_BY_A'),"
+        " os.path.exists('/tmp/left-by-a'), 'LEFT_BY_A' in os.environ)",
+        "print(torch.rand(1).item(), numpy.random.rand(), random.random())"])
+    assert first[0] == ["True\n"], f"the kernel was not forked from the server: {first}"
+    assert second[0] == ["False False False False\n"], second
+    assert second[1] != first[1], "the second kernel drew the first one's random numbers"
+    third, _ = execute(["import numpy, torch; print(torch.rand(1).item(), numpy.random.rand())"])
+    assert third[0][0].split() != second[1][0].split()[:2], "two kernels share their seeds"
+
+
+def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
+    """SIGKILL to the grading process mid-cell: its fork server, the server's children and
+    every process in their sandboxes go with it."""
+    code = textwrap.dedent(f"""
+        import nbformat, sys
+        from nbclient import NotebookClient
+        from grading import sandbox
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(
+            "import subprocess, sys\\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{MARK}-k'])\\n"
+            "print('started', flush=True)\\nimport time; time.sleep(300)")]
+        NotebookClient(nb, kernel_name="python3", timeout=600,
+                       kernel_manager_class=sandbox.SandboxKernelManager).execute()
+        """)
+    script = tmp_path / "grader.py"  # not -c: its command line must not hold the mark
+    script.write_text(code)
+    grader = subprocess.Popen([sys.executable, str(script)], cwd=str(REPO),
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not subprocess.run(
+            ["pgrep", "-f", f"{MARK}-k"], capture_output=True).stdout:
+        time.sleep(0.2)
+    assert subprocess.run(["pgrep", "-f", f"{MARK}-k"], capture_output=True).stdout, \
+        "the sandboxed kernel never started its process"
+    servers = [p for p in subprocess.run(["pgrep", "-f", "forkserver.py"], capture_output=True,
+                                         text=True).stdout.split()
+               if str(grader.pid) in _ancestry(int(p)).split()]
+    assert len(servers) >= 3, "expected the server, its child and the kernel's client"
+    grader.kill()
+    grader.wait()
+    deadline = time.monotonic() + 10
+    while True:
+        sleepers = [p for p in subprocess.run(["pgrep", "-f", f"{MARK}-k"], capture_output=True,
+                                              text=True).stdout.split() if _running(int(p))]
+        alive = [p for p in servers if _running(int(p))]
+        if not (sleepers or alive) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert not sleepers and not alive, f"left behind: {sleepers or alive}"
+
+
+def _running(pid: int) -> bool:
+    """A process that exists and is not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def _ancestry(pid: int) -> str:
+    out = []
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            break
+        out.append(str(pid))
+    return " ".join(out)
