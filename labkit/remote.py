@@ -811,13 +811,11 @@ class Session:
                 size = struct.unpack("!Q", _recv_exactly(conn, 8))[0]
                 if size > MAX_REPLY_BYTES:
                     return
+                data = _recv_exactly(conn, size)   # a connection that broke: the loop ends
                 try:
-                    body = _recv_exactly(conn, size).decode("utf-8")
-                    out = (True, self._answer(body))
-                except (ConnectionError, OSError):
-                    return
+                    out = (True, self._answer(data.decode("utf-8")))
                 except Exception as exc:  # noqa: BLE001 (goes back to the learner's code)
-                    out = (False, _plain_exception(exc))
+                    out = (False, _plain_exception(exc))   # an OSError of the object's too
                 try:
                     data = self.dumper.raw(out)
                 except Exception as exc:  # noqa: BLE001

@@ -272,3 +272,26 @@ def test_the_suites_examples_cap_leaves_explicit_examples_and_is_off_in_grading(
     out = subprocess.run([sys.executable, "-c", _COUNT_EXAMPLES], env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.stdout.strip() == expected, out.stdout + out.stderr[-2000:]
+
+
+def test_an_oserror_of_a_tests_object_reaches_the_learners_code_and_the_next_call_works(learner):
+    """An exception the test's object raises is the learner's code's to see, an OSError (a
+    file not found, a broken pipe of the test's own) included: it is not the judge's
+    connection breaking, and the calls that follow still reach the object."""
+    names, _ = learner
+    calls = []
+    cell = {"__name__": "__main__", "calls": calls}   # as the judge runs a test cell
+    exec("def flaky(tensors, scale):\n"
+         "    calls.append(len(tensors))\n"
+         "    if len(calls) == 1:\n"
+         "        raise FileNotFoundError('no such shard')\n"
+         "    if len(calls) == 2:\n"
+         "        raise BrokenPipeError(\"the test's own pipe\")\n"
+         "    return len(tensors)", cell)
+    flaky = cell["flaky"]
+    given = [torch.arange(3.0), torch.ones(2)]
+    with pytest.raises(FileNotFoundError, match="no such shard"):
+        names["relay"](flaky, given)
+    with pytest.raises(BrokenPipeError, match="the test's own pipe"):
+        names["relay"](flaky, given)
+    assert names["relay"](flaky, given) == 2 and calls == [2, 2, 2]
