@@ -193,14 +193,14 @@ def test_double_forked_processes_end_with_the_sandbox(box):
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:
-                os.execv("/bin/sh", ["sh", "-c", "sleep 300 # {MARK}"])
+                os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)",
+                                          "{MARK}"])  # the mark on its own command line
             os._exit(0)
         os.wait()
         print("left a grandchild behind")
     """, box)
     assert "left a grandchild" in got.stdout, got.stderr
-    time.sleep(1)
-    left = subprocess.run(["pgrep", "-f", MARK], capture_output=True, text=True).stdout.split()
+    left = _still_running(MARK)
     assert not left, f"processes outlived the sandbox: {left}"
 
 
@@ -562,13 +562,14 @@ def test_kernel_death_is_seen_and_takes_everything_along(usable, launch):
     from nbclient.exceptions import DeadKernelError
 
     outputs, error = execute([
-        f"import subprocess; subprocess.Popen(['sh', '-c', '(sleep 300 # {MARK}) &'])",
+        # a process whose own command line holds the mark (a shell's `sleep` would not)
+        f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
+        f"'import time; time.sleep(300)', '{MARK}'], start_new_session=True)",
         "import os\nif os.getuid() != 0 and os.getpid() < 50:  # only ever inside the sandbox\n"
         "    os.kill(-1, 9)  # every process it may signal, the grader's if it could see them\n"
         "    os.kill(os.getpid(), 9)", "print('never')"])
     assert isinstance(error, DeadKernelError), f"expected the kernel to die, got {error!r}"
-    time.sleep(1)
-    left = subprocess.run(["pgrep", "-f", MARK], capture_output=True, text=True).stdout.split()
+    left = _still_running(MARK)
     assert not left, f"processes outlived the kernel: {left}"
 
 
@@ -651,15 +652,20 @@ def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
     assert len(servers) >= 3, "expected the server, its child and the kernel's client"
     grader.kill()
     grader.wait()
-    deadline = time.monotonic() + 10
+    left = _still_running(f"{MARK}-k", servers)
+    assert not left, f"left behind: {left}"
+
+
+def _still_running(mark: str, pids=(), wait: float = 10) -> list[str]:
+    """Processes whose command line holds ``mark``, and those of ``pids``, still running (not
+    zombies) after waiting up to ``wait`` seconds for them to end."""
+    deadline = time.monotonic() + wait
     while True:
-        sleepers = [p for p in subprocess.run(["pgrep", "-f", f"{MARK}-k"], capture_output=True,
-                                              text=True).stdout.split() if _running(int(p))]
-        alive = [p for p in servers if _running(int(p))]
-        if not (sleepers or alive) or time.monotonic() > deadline:
-            break
+        found = subprocess.run(["pgrep", "-f", mark], capture_output=True, text=True).stdout.split()
+        left = [p for p in dict.fromkeys([*found, *pids]) if _running(int(p))]
+        if not left or time.monotonic() > deadline:
+            return left
         time.sleep(0.2)
-    assert not sleepers and not alive, f"left behind: {sleepers or alive}"
 
 
 def _running(pid: int) -> bool:
