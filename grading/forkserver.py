@@ -75,8 +75,7 @@ def _enc(value) -> bytes | None:
 
 
 def _mount(src, target, fstype, flags, data=None) -> None:
-    enc = _enc
-    _check(_c().mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+    _check(_c().mount(_enc(src), _enc(target), _enc(fstype), ctypes.c_ulong(flags), _enc(data)),
            f"mount {src or fstype} on {target}")
 
 
@@ -487,11 +486,8 @@ def client(server: str, pid_file: str, request_file: str) -> int:
 
     signal.signal(signal.SIGINT, relay)
     signal.signal(signal.SIGTERM, relay)
-    while True:
-        try:
-            reply, _ = _recv(sock)
-        except InterruptedError:
-            continue
+    while True:  # a relayed signal does not break the read (PEP 475 retries it)
+        reply, _ = _recv(sock)
         if reply is None:
             return EXIT_SETUP
         if "exit" in reply:

@@ -354,7 +354,8 @@ class JudgedExecute(RobustExecute):
         info = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in info.items()}
         provisioner = self.km.provisioner
         pid = provisioner.process.pid if provisioner and provisioner.process else 0
-        pid = getattr(self.km, "kernel_pid", lambda: pid)() or pid
+        if hasattr(self.km, "kernel_pid"):  # a forked sandbox: its PID 1, not the client
+            pid = self.km.kernel_pid() or pid
         pgid = getattr(provisioner, "pgid", None) or pid
         names = sorted(self._plan.answer_names)
         tests = set(self._plan.tests)
