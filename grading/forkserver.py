@@ -29,6 +29,13 @@ jupyter_client signals, polls and kills it as it would the kernel; the client ha
 request and its stdin/stdout/stderr to the server, relays SIGINT and SIGTERM to the
 sandbox, and exits with the kernel's status. If the client dies, the server kills the
 sandbox; if the server dies, so does every sandbox it made (PR_SET_PDEATHSIG).
+
+Workers, too: labkit.workers' processes (the gloo groups of 00, 03's ring pools, 06's
+and 07's groups) would each start Python and import torch, about 1.7 CPU-seconds apiece.
+The sandbox's PID 1, a fork of the server that runs no course or student code, forks
+them instead on an abstract Unix socket of the sandbox's own network namespace (its name
+is in the kernel's environment); each worker drops to the sandbox's uid before it reads
+what to run. Started outside a forked sandbox, labkit.workers starts fresh Pythons.
 """
 
 from __future__ import annotations
@@ -42,8 +49,9 @@ import struct
 import sys
 
 # Imported once, before any fork (each child starts with them in memory).
-PRELOAD = ("numpy", "torch", "matplotlib", "matplotlib.pyplot", "ipywidgets", "tqdm",
-           "ipykernel.kernelapp", "ipykernel.ipkernel", "IPython")
+PRELOAD = ("numpy", "torch", "torch.distributed", "cloudpickle", "matplotlib",
+           "matplotlib.pyplot", "ipywidgets", "tqdm", "ipykernel.kernelapp",
+           "ipykernel.ipkernel", "IPython")
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000
 CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x08000000, 0x20000000, 0x40000000
@@ -53,6 +61,12 @@ MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
 EXIT_SETUP = 120          # the sandbox could not be made (its message on stderr)
 EXIT_FILES = 121          # the starting files do not fit in the scratch folder (as bwrap's path)
+
+# labkit.workers asks the sandbox's PID 1 for its workers on this abstract socket, named in
+# the kernel's environment (labkit/workers.py reads the same variable)
+WORKER_ENV, WORKER_SOCKET = "LABKIT_WORKER_SERVER", "labkit-workers"
+MAX_WORKERS = 64          # live at once; PID 1 forks as root, so the uid's RLIMIT_NPROC
+                          # cannot bound it (the cgroup's pids.max does, where there is one)
 
 _libc = None
 
@@ -276,8 +290,8 @@ def _fresh_random() -> None:
 
 
 def _run_kernel(req: dict) -> None:
-    """Become ``python -m <module> <args>`` (the kernel command) or ``python <script>
-    <args>`` in this process."""
+    """Become ``python -m <module> <args>`` (the kernel command), ``python <script>
+    <args>`` or ``python -c <code> <args>`` (a worker) in this process."""
     import atexit
     import runpy
 
@@ -288,7 +302,12 @@ def _run_kernel(req: dict) -> None:
     _fresh_random()
     code = 0
     try:
-        if "module" in req:   # python -m module args
+        if "code" in req:     # python -c code args (PYTHONPATH's folders first, as Python
+            sys.argv = ["-c"] + req["args"]  # puts them)
+            extra = [p for p in req["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
+            sys.path[:] = ["", *extra, *(p for p in sys.path[1:] if p not in extra)]
+            exec(compile(req["code"], "<string>", "exec"), {"__name__": "__main__"})
+        elif "module" in req:   # python -m module args
             sys.argv = [req["module"]] + req["args"]
             sys.path[0] = os.getcwd()
             runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
@@ -315,7 +334,8 @@ def _run_kernel(req: dict) -> None:
 
 def _pid1(req: dict) -> None:
     """PID 1 of the sandbox: builds its file tree, starts the kernel, relays SIGINT and
-    SIGTERM to it, reaps orphans, and ends (and the namespace with it) when the kernel does."""
+    SIGTERM to it, forks workers on request (:func:`_supervise`), reaps orphans, and ends
+    (and the namespace with it) when the kernel does."""
     _check(_c().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
     try:
         build_root(req)
@@ -324,8 +344,17 @@ def _pid1(req: dict) -> None:
     except Exception as exc:  # noqa: BLE001
         print(f"sandbox: could not be made: {exc}", file=sys.stderr, flush=True)
         os._exit(EXIT_SETUP)
+    try:
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind("\0" + WORKER_SOCKET)  # abstract: seen only in this network namespace
+        listener.listen(64)
+    except OSError:
+        listener = None       # labkit.workers then starts its workers afresh
     kernel = os.fork()
     if kernel == 0:
+        if listener is not None:
+            listener.close()
+            req = dict(req, env={**req["env"], WORKER_ENV: WORKER_SOCKET})
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         # SIGINT ignored, as bubblewrap's kernel starts (ipykernel takes it while a cell runs)
@@ -334,11 +363,134 @@ def _pid1(req: dict) -> None:
         _run_kernel(req)
     signal.signal(signal.SIGINT, lambda *_: os.kill(kernel, signal.SIGINT))
     signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGTERM))
+    _supervise(req, kernel, listener)
+
+
+def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
+    """PID 1's loop. Reaps every process that ends in the sandbox and exits with the
+    kernel's status when the kernel ends. On ``listener`` it forks, for each connection,
+    a worker for labkit.workers (:func:`_worker`): PID 1 has torch imported and never ran
+    course or student code, so a worker costs a fork, not an interpreter and its imports.
+    PID 1 reads nothing a connection sends (the forked child reads the request, after it
+    has dropped to the sandbox's uid); it writes the worker's exit status back, without
+    waiting, and kills the worker's process group when the connection's other end closes."""
+    import select
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    os.write(wake_w, b"\0")  # reap once now: the kernel may have ended before the handler
+    poll = select.poll()
+    poll.register(wake_r, select.POLLIN)
+    if listener is not None:
+        poll.register(listener, select.POLLIN)
+    workers: dict[int, socket.socket | None] = {}    # worker pid -> its connection
+    by_fd: dict[int, int] = {}                       # connection fd -> worker pid
     while True:
-        pid, status = os.wait()
-        if pid == kernel:
-            os._exit(os.waitstatus_to_exitcode(status) & 0xFF
-                     if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+        for fd, _ in poll.poll():
+            if fd == wake_r:
+                os.read(wake_r, 512)
+                while True:
+                    try:
+                        pid, status = os.waitpid(-1, os.WNOHANG)
+                    except ChildProcessError:
+                        pid = 0
+                    if pid == 0:
+                        break
+                    if pid == kernel:
+                        os._exit(os.waitstatus_to_exitcode(status) & 0xFF
+                                 if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+                    conn = workers.pop(pid, None)
+                    if conn is not None:
+                        poll.unregister(conn)
+                        del by_fd[conn.fileno()]
+                        try:
+                            conn.send(b"exit %d\n" % os.waitstatus_to_exitcode(status),
+                                      socket.MSG_DONTWAIT)
+                        except OSError:
+                            pass
+                        conn.close()
+            elif listener is not None and fd == listener.fileno():
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    continue
+                live = sum(c is not None for c in workers.values())
+                pid = -1
+                if live < MAX_WORKERS:
+                    try:
+                        pid = os.fork()
+                    except OSError:    # the submission's process limit
+                        pass
+                if pid < 0:
+                    try:
+                        conn.send(b"refused %d workers are running (at most %d), or no "
+                                  b"process is left to fork\n" % (live, MAX_WORKERS),
+                                  socket.MSG_DONTWAIT)
+                    except OSError:
+                        pass
+                    conn.close()
+                    continue
+                if pid == 0:
+                    _worker(req, conn)
+                workers[pid] = conn
+                by_fd[conn.fileno()] = pid
+                poll.register(conn, select.POLLRDHUP)
+            else:  # the client's end closed (it died, or was killed): the worker goes too
+                pid = by_fd.pop(fd)
+                conn = workers.pop(pid)
+                poll.unregister(conn)
+                conn.close()
+                workers[pid] = None
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+
+
+def _worker(req: dict, conn: socket.socket) -> None:
+    """A worker forked by PID 1: its own session, the kernel's walls (rlimits, uid, no
+    capability), then the request (``python -c code args``: its environment, folder and
+    file descriptors, sent by labkit.workers' client), read only now. Never returns."""
+    try:
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGTERM, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        keep = conn.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, 1 << 16)
+        os.setsid()
+        _drop_to(req)
+        _check(_c().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+        ask, fds = _recv(conn, 16)
+        if ask is None:       # the client went before it asked
+            os._exit(EXIT_SETUP)
+        if not isinstance(ask, dict) or not isinstance(ask.get("fds"), list) \
+                or len(ask["fds"]) != len(fds) \
+                or not all(isinstance(n, int) and 0 <= n < 1024 for n in ask["fds"]):
+            raise ValueError("a worker request is code, args, env, cwd and fds")
+        conn.sendall(b"pid %d\n" % os.getpid())
+        conn.close()
+        import fcntl
+        above = max(ask["fds"] + [2]) + 1   # out of the way of every target, then into place
+        moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, above) for fd in fds]
+        for fd in fds:
+            os.close(fd)
+        for src, dest in zip(moved, ask["fds"]):
+            os.dup2(src, dest)
+        for src in moved:
+            os.close(src)
+        _run_kernel({"env": ask["env"], "workdir": ask["cwd"], "code": ask["code"],
+                     "args": ask["args"]})
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            print(f"sandbox: the worker could not be started: {exc}", file=sys.stderr,
+                  flush=True)
+        finally:
+            os._exit(EXIT_SETUP)
 
 
 def _sandbox(req: dict, conn: socket.socket, stdio: list[int]) -> None:

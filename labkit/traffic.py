@@ -342,7 +342,7 @@ class Meter:
     ``pool`` is a ``Pool`` or (trusted grading) a handle to one in the learner's kernel; its
     ``pids()`` are mapped to this machine's process ids (in trusted grading: among the
     processes under the learner's kernel, through their ``NSpid``), and each must be a pool
-    worker whose command line names its rank."""
+    worker named for its rank (``labkit.workers.process_name``)."""
 
     HEADER = 52        # bytes of IPv4 + TCP headers (with timestamps) per segment on loopback
     HEADER_BOUND = 80  # what the loopback counter may add per segment (options, SACK blocks)
@@ -389,16 +389,18 @@ class Meter:
                 inner.setdefault(int(nspid), []).append(pid)
             except (OSError, StopIteration):
                 pass
+        from labkit.workers import process_name
+
         found = []
         for rank, pid in enumerate(claimed):
             matches = []
             for host in inner.get(pid, []):
                 try:
-                    with open(f"/proc/{host}/cmdline", "rb") as f:
-                        argv = f.read().split(b"\0")
+                    with open(f"/proc/{host}/comm") as f:
+                        name = f.read().strip()
                 except OSError:
                     continue
-                if any(b"labkit.workers" in a for a in argv) and str(rank).encode() in argv[3:4]:
+                if name == process_name(rank):
                     matches.append(host)
             if len(matches) != 1:
                 raise RuntimeError(f"the pool's rank {rank} (pid {pid}) is not a worker process "

@@ -32,6 +32,10 @@ __all__ = ["WorkerError", "default_backend", "run"]
 _HOST = "127.0.0.1"
 _GRACE_SECONDS = 3.0
 _GO = "labkit-workers-go"  # the store key the parent sets once every worker is up
+_WORKER_CODE = "import labkit.workers as w; w._worker_main()"
+# Set in a graded sandbox's kernel (grading/forkserver.py): the abstract socket on which the
+# sandbox's PID 1, which has torch imported, forks workers.
+_SERVER_ENV = "LABKIT_WORKER_SERVER"
 
 
 class WorkerError(RuntimeError):
@@ -129,9 +133,14 @@ def _start_worker(rank, world_size, backend, port, threads, timeout, startup_tim
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     argv = [str(a) for a in (rank, world_size, backend, port, threads, timeout, write_fd,
                              startup_timeout)]
+    command = [sys.executable, "-c", _WORKER_CODE, *argv]
+    server = os.environ.get(_SERVER_ENV)
+    if server:  # a graded sandbox: the worker is forked from its PID 1 (_fork_client)
+        command = [sys.executable, "-c", "import labkit.workers as w; w._fork_client()",
+                   server, str(write_fd), *argv]
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-c", "import labkit.workers as w; w._worker_main()", *argv],
+            command,
             stdin=subprocess.PIPE,
             pass_fds=(write_fd,),
             env=env,
@@ -261,11 +270,26 @@ def _die_with_parent() -> None:
         pass
 
 
+def process_name(rank: int) -> str:
+    """The name (``/proc/<pid>/comm``, what ``ps`` and ``top`` show) of the worker of
+    ``rank``, however it was started: afresh, or forked in a graded sandbox."""
+    return f"labkit-rank{rank}"
+
+
+def _name_this_process(name: str) -> None:
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(15, name.encode()[:15])  # PR_SET_NAME
+    except OSError:
+        pass
+
+
 def _worker_main() -> None:
     """Entry point of a worker process (argv from ``_start_worker``, payload on stdin)."""
     _die_with_parent()
     rank, world_size, backend, port, threads, timeout, fd, startup = sys.argv[1:9]
     rank, world_size, port, threads, fd = map(int, (rank, world_size, port, threads, fd))
+    _name_this_process(process_name(rank))
     timeout = datetime.timedelta(seconds=float(timeout))
     startup = datetime.timedelta(seconds=float(startup))
     conn = Connection(fd, readable=False)
@@ -311,3 +335,59 @@ def _worker_main() -> None:
             except Exception:
                 pass
         conn.close()
+
+
+def _fork_client() -> None:
+    """The worker's process as ``run`` sees it, in a graded sandbox: asks the sandbox's
+    PID 1 to fork the worker (``python -c _WORKER_CODE args``, with this process's
+    environment, folder, standard streams and result pipe), relays SIGINT and SIGTERM to
+    it, and ends as it ends (its exit code, or the signal that killed it). If the server
+    cannot be reached, this process becomes the worker, started afresh."""
+    import json
+    import socket
+    import struct
+
+    server, result_fd, *argv = sys.argv[1:]
+    _die_with_parent()  # the kernel gone: this process goes, and the server kills the worker
+    fds = [0, 1, 2, int(result_fd)]
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect("\0" + server)
+    except OSError:
+        os.execv(sys.executable, [sys.executable, "-c", _WORKER_CODE, *argv])
+    ask = json.dumps({"code": _WORKER_CODE, "args": argv, "env": dict(os.environ),
+                      "cwd": os.getcwd(), "fds": fds}).encode()
+    try:
+        socket.send_fds(sock, [struct.pack("!I", len(ask)) + ask], fds)
+    except OSError:
+        pass           # refused before it was asked: the reply says why
+    replies = sock.makefile("rb")
+    line = replies.readline()
+    if not line.startswith(b"pid "):  # said where run() raises it
+        why = line[len(b"refused "):].decode().strip() if line.startswith(b"refused ") \
+            else "its start failed (the kernel's stderr may say why)"
+        _send(Connection(int(result_fd), readable=False), "error",
+              f"the sandbox did not start this worker: {why}")
+        os._exit(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)   # the worker holds the payload pipe and the result pipe now: their
+    os.close(null)     # ends must close when it does
+    os.close(int(result_fd))
+    line = line.split()
+    pid = int(line[1])
+
+    def relay(sig, _frame):
+        try:
+            os.killpg(pid, sig)  # the worker leads its own process group
+        except OSError:
+            pass
+
+    signal.signal(signal.SIGINT, relay)
+    signal.signal(signal.SIGTERM, relay)
+    line = replies.readline().split()
+    code = int(line[1]) if line[:1] == [b"exit"] else 1
+    if code < 0:  # killed by a signal: end the same way, so run() names the signal
+        if -code != signal.SIGKILL:
+            signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code & 0xFF)
