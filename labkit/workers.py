@@ -270,6 +270,24 @@ def _die_with_parent() -> None:
         pass
 
 
+# glibc reads these from the environment when a process starts. A worker forked in a graded
+# sandbox started before its environment was set: they are applied to it (mallopt) as it
+# starts work, which changes nothing in a fresh worker that read them already.
+_MALLOPT = {"MALLOC_TRIM_THRESHOLD_": -1, "MALLOC_TOP_PAD_": -2, "MALLOC_MMAP_THRESHOLD_": -3,
+            "MALLOC_MMAP_MAX_": -4, "MALLOC_ARENA_MAX": -8}
+
+
+def _malloc_as_told() -> None:
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    for name, param in _MALLOPT.items():
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            libc.mallopt(param, int(value))
+
+
 def process_name(rank: int) -> str:
     """The name (``/proc/<pid>/comm``, what ``ps`` and ``top`` show) of the worker of
     ``rank``, however it was started: afresh, or forked in a graded sandbox."""
@@ -290,6 +308,7 @@ def _worker_main() -> None:
     rank, world_size, backend, port, threads, timeout, fd, startup = sys.argv[1:9]
     rank, world_size, port, threads, fd = map(int, (rank, world_size, port, threads, fd))
     _name_this_process(process_name(rank))
+    _malloc_as_told()
     timeout = datetime.timedelta(seconds=float(timeout))
     startup = datetime.timedelta(seconds=float(startup))
     conn = Connection(fd, readable=False)

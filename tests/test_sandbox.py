@@ -811,3 +811,28 @@ def test_pid_1_stays_responsive_caps_forks_and_kills_a_dropped_clients_worker(fo
         f"past the cap PID 1 should refuse, and say why: {outputs[1]}"
     assert outputs[2] == ["2\n"], f"after the idle connections closed: {outputs[2]}"
     assert outputs[3] == ["2 {'error': 'WorkerError'} []\n"], outputs[3]
+
+
+def test_forked_workers_take_the_malloc_settings_of_their_environment(forked):
+    """glibc reads MALLOC_MMAP_THRESHOLD_ when a process starts, before a forked worker's
+    environment exists; labkit.workers applies it. With it a 300 kB block freed after a
+    1 MB one is still its own mapping (the traffic meter's memory readings rely on it);
+    without it glibc raises its threshold past 300 kB when the 1 MB block is freed."""
+    outputs, error = execute([
+        "from labkit import workers\n"
+        "def mapped(rank, ws):\n"
+        "    import ctypes\n"
+        "    class Info(ctypes.Structure):\n"
+        "        _fields_ = [(n, ctypes.c_size_t) for n in ('arena', 'ordblks', 'smblks',"
+        " 'hblks', 'hblkhd', 'usmblks', 'fsmblks', 'uordblks', 'fordblks', 'keepcost')]\n"
+        "    libc = ctypes.CDLL('libc.so.6'); libc.mallinfo2.restype = Info\n"
+        "    libc.malloc.restype = ctypes.c_void_p; libc.free.argtypes = [ctypes.c_void_p]\n"
+        "    libc.free(libc.malloc(1 << 20))\n"
+        "    before = libc.mallinfo2().hblks\n"
+        "    block = libc.malloc(300_000)\n"
+        "    return libc.mallinfo2().hblks - before\n"
+        "print(workers.run(mapped, 1, worker_env={'MALLOC_MMAP_THRESHOLD_': '131072'}),"
+        " workers.run(mapped, 1))"], timeout=120)
+    outputs = _without_c10d_warnings(outputs)
+    assert error is None, error
+    assert outputs[0] == ["[1] [0]\n"], outputs
