@@ -386,7 +386,6 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
     if listener is not None:
         poll.register(listener, select.POLLIN)
     workers: dict[int, socket.socket | None] = {}    # worker pid -> its connection
-    by_fd: dict[int, int] = {}                       # connection fd -> worker pid
     while True:
         for fd, _ in poll.poll():
             if fd == wake_r:
@@ -404,7 +403,6 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
                     conn = workers.pop(pid, None)
                     if conn is not None:
                         poll.unregister(conn)
-                        del by_fd[conn.fileno()]
                         try:
                             conn.send(b"exit %d\n" % os.waitstatus_to_exitcode(status),
                                       socket.MSG_DONTWAIT)
@@ -435,11 +433,10 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
                 if pid == 0:
                     _worker(req, conn)
                 workers[pid] = conn
-                by_fd[conn.fileno()] = pid
                 poll.register(conn, select.POLLRDHUP)
             else:  # the client's end closed (it died, or was killed): the worker goes too
-                pid = by_fd.pop(fd)
-                conn = workers.pop(pid)
+                pid, conn = next((p, c) for p, c in workers.items()
+                                 if c is not None and c.fileno() == fd)
                 poll.unregister(conn)
                 conn.close()
                 workers[pid] = None

@@ -261,13 +261,18 @@ def _send(conn: Connection, kind: str, body: Any) -> None:
     conn.send_bytes(pickle.dumps((kind, body)))
 
 
+def _libc():
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return None
+
+
 def _die_with_parent() -> None:
     """Ask Linux to kill this process when the process that started it dies."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc = _libc()
+    if libc is not None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 # glibc reads these from the environment when a process starts. A worker forked in a graded
@@ -278,13 +283,10 @@ _MALLOPT = {"MALLOC_TRIM_THRESHOLD_": -1, "MALLOC_TOP_PAD_": -2, "MALLOC_MMAP_TH
 
 
 def _malloc_as_told() -> None:
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return
+    libc = _libc()
     for name, param in _MALLOPT.items():
         value = os.environ.get(name, "")
-        if value.isdigit():
+        if libc is not None and value.isdigit():
             libc.mallopt(param, int(value))
 
 
@@ -295,11 +297,9 @@ def process_name(rank: int) -> str:
 
 
 def _name_this_process(name: str) -> None:
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc = _libc()
+    if libc is not None:
         libc.prctl(15, name.encode()[:15])  # PR_SET_NAME
-    except OSError:
-        pass
 
 
 def _worker_main() -> None:
