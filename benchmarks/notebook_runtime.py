@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grading.course import SOLUTIONS, assignments  # noqa: E402
+from grading.kernels import IpcKernelManager  # noqa: E402
 
 
 def cell_times(nb: nbformat.NotebookNode) -> list[tuple[float, int]]:
@@ -49,7 +50,7 @@ def run(path: Path, grading: bool) -> tuple[float, list[tuple[float, int]]]:
         os.environ.pop("NBGRADER_EXECUTION", None)
     try:
         start = time.perf_counter()
-        NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=True,
+        NotebookClient(nb, timeout=600, kernel_name="python3", kernel_manager_class=IpcKernelManager, record_timing=True,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
         return time.perf_counter() - start, cell_times(nb)
     finally:

@@ -48,6 +48,7 @@ import nbformat
 from jupyter_core.utils import run_sync
 from traitlets import Unicode
 
+from grading.kernels import IpcKernelManager
 from grading.preprocessors import RobustExecute, _error
 
 BUILTINS = set(dir(builtins))
@@ -316,7 +317,6 @@ class JudgedExecute(RobustExecute):
     def _launch_judge(self, nb) -> None:
         """A judge for this submission: the parked one of this kind when it is alive, else
         a new kernel (it boots while the learner's cells run)."""
-        from jupyter_client.manager import AsyncKernelManager
         from nbclient import NotebookClient
 
         # judges of one kind are interchangeable (the configured kernel arguments are the
@@ -335,7 +335,7 @@ class JudgedExecute(RobustExecute):
         own.cells = list(nb.cells)
         judge = NotebookClient(
             own, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
-            kernel_name="python3", kernel_manager_class=AsyncKernelManager,
+            kernel_name="python3", kernel_manager_class=IpcKernelManager,
             extra_arguments=[*self.extra_arguments, f"--IPKernelApp.exec_lines={JUDGE_BOOT}"],
             error_on_timeout=self.error_on_timeout,
             resources={"metadata": {"path": str(self._judge_dir)}},

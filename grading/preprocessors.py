@@ -23,6 +23,8 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer, Unicode
 
+from grading.kernels import use_ipc
+
 _CUT_NOTE = ("\n... [output cut while the cell ran: more than {n:,} characters; "
              "the rest was not kept]\n")
 
@@ -85,6 +87,12 @@ class RobustExecute(Execute):
                     cell.outputs.append(_error("KernelDied", "the kernel died before this "
                                                "cell ran; it was not run"))
             return nb, resources
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        if km.transport == "tcp":  # no port race: private IPC sockets (grading/kernels.py)
+            use_ipc(km)
+        return km
 
     async def async_start_new_kernel_client(self):
         kc = await super().async_start_new_kernel_client()

@@ -9,6 +9,7 @@ import pytest
 from nbclient import NotebookClient
 
 from grading.course import SOLUTIONS
+from grading.kernels import IpcKernelManager
 
 NOTEBOOK = SOLUTIONS / "01_async_execution" / "01_async_execution.ipynb"
 
@@ -32,7 +33,7 @@ def test_timeline_widget_renders_and_redraws(tmp_path):
     upto = next(i for i, c in enumerate(nb.cells) if "timeline_widget" in c.source
                 and c.cell_type == "code")
     nb.cells = nb.cells[: upto + 1] + [nbformat.v4.new_code_cell(CHECK)]
-    NotebookClient(nb, timeout=120, kernel_name="python3",
+    NotebookClient(nb, timeout=120, kernel_name="python3", kernel_manager_class=IpcKernelManager,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = nb.cells[-1].outputs
     assert any("widget ok" in o.get("text", "") for o in outputs), outputs
@@ -52,7 +53,7 @@ def test_engine_half_built_fails_fast_with_not_implemented(tmp_path, monkeypatch
     nb = inject(nb, Variant("01_async_execution", f"stub{region}", "engine", [],
                             "raise NotImplementedError()", region))
     start = time.perf_counter()
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+    NotebookClient(nb, timeout=120, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     took = time.perf_counter() - start
     errors = error_names(nb)

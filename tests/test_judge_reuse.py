@@ -32,6 +32,8 @@ def _notebook(answer: str, after: str = "") -> nbformat.NotebookNode:
     test = nbformat.v4.new_code_cell(
         "import os, random, labkit.checks\n"
         "print('judge pid', os.getpid())\n"
+        "import json, ipykernel.connect\n"
+        "print('judge transport', json.loads(ipykernel.connect.get_connection_info())['transport'])\n"
         "assert 'leftover' not in globals(), 'a name from an earlier grading'\n"
         "assert torch.equal(SHARED, torch.zeros(3)), f'SHARED changed: {SHARED}'\n"
         "assert not hasattr(labkit.checks, 'mark'), 'a module changed by an earlier grading'\n"
@@ -109,6 +111,14 @@ def test_one_judge_served_every_student(graded):
     _, outputs, log, _ = graded
     pids = {_line(out, "judge pid") for out in outputs.values()}
     assert len(pids) == 1, f"expected one judge kernel for the run, saw {pids}\n{log[-3000:]}"
+
+
+def test_the_judge_listens_on_no_tcp_port(graded):
+    """A kernel on TCP gets its ports picked free and bound a moment later: any process
+    between the two can take one and the kernel dies before it replies (grading/kernels.py)."""
+    _, outputs, log, _ = graded
+    seen = {_line(out, "judge transport") for out in outputs.values()}
+    assert seen == {"judge transport ipc"}, f"{seen}\n{log[-3000:]}"
 
 
 def test_nothing_of_one_student_reaches_the_next(graded):
