@@ -202,6 +202,8 @@ def build_root(req: dict) -> None:
             _dirs(root, system, made)
             _ro_bind(system, root + system)
             ro.append(root + system)
+    if req.get("hosts"):  # names for the loopback addresses (grading/sandbox.py)
+        _ro_bind(req["hosts"], root + "/etc/hosts")
     for link in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
         if os.path.islink(link):
             os.symlink(os.readlink(link), root + link)
@@ -313,7 +315,7 @@ def _run_kernel(req: dict) -> None:
             runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
         else:                 # python script args
             sys.argv = [req["path"]] + req["args"]
-            sys.path[0] = os.path.dirname(req["path"])
+            sys.path[0] = os.path.dirname(os.path.abspath(req["path"]))
             runpy.run_path(req["path"], run_name="__main__")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -407,6 +407,41 @@ def _own_processes() -> int:
     return count
 
 
+_hosts: tuple[int, str] | None = None    # (the pid that wrote it, its path)
+
+
+def hosts_file() -> str | None:
+    """The sandbox's /etc/hosts: the machine's, with names for the loopback addresses as
+    IPv6 writes them (``::1``, and ``::ffff:127.0.0.1`` for IPv4's). The sandbox has no
+    network: an address not named here is asked of a DNS server it cannot reach, glibc
+    answers "try again" instead of the number, and torch's c10d printed a warning for each
+    worker that joined a rendezvous store (it names ``::ffff:127.0.0.1``). None without
+    a /etc/hosts to extend."""
+    global _hosts
+    if _hosts is not None and _hosts[0] == os.getpid() and os.path.exists(_hosts[1]):
+        return _hosts[1]
+    try:
+        text = Path("/etc/hosts").read_text()
+    except OSError:
+        return None
+    named = {line.split()[0] for line in text.splitlines() if line.split()
+             and not line.lstrip().startswith("#")}
+    extra = "".join(f"{a} localhost\n" for a in ("::1", "::ffff:127.0.0.1") if a not in named)
+    fd, path = tempfile.mkstemp(prefix="sandbox-hosts-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text if text.endswith("\n") or not text else text + "\n")
+        f.write(extra)
+    os.chmod(path, 0o644)
+    _hosts = (os.getpid(), path)
+    return path
+
+
+@atexit.register
+def _remove_hosts_file() -> None:
+    if _hosts is not None and _hosts[0] == os.getpid():
+        Path(_hosts[1]).unlink(missing_ok=True)
+
+
 def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | None = None,
             limits: Limits = Limits(), uid: int = NOBODY) -> list[str]:
     """The command line that runs ``argv`` in a sandbox.
@@ -432,6 +467,9 @@ def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | 
     for system in ("/usr", "/etc", "/opt"):
         if Path(system).is_dir():
             args += ["--ro-bind", system, system]
+    hosts = hosts_file()
+    if hosts:
+        args += ["--ro-bind", hosts, "/etc/hosts"]
     for link in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
         p = Path(link)
         if p.is_symlink():
@@ -591,6 +629,7 @@ class Sandbox:
                else _own_processes() + self.limits.processes,
                "env": _sandbox_env(env or {}),
                "cgroups": [str(f) for f in (self.cgroup.folders if self.cgroup else [])],
+               "hosts": hosts_file(),
                **target}
         fd, request = tempfile.mkstemp(prefix="request-", suffix=".json", dir=self.folder)
         with os.fdopen(fd, "w") as f:
@@ -700,7 +739,7 @@ def _python_target(argv: list[str]) -> dict | None:
     if argv[1] == "-m" and len(argv) >= 3:
         return {"module": argv[2], "args": list(argv[3:])}
     if not argv[1].startswith("-"):
-        return {"path": os.path.abspath(argv[1]), "args": list(argv[2:])}
+        return {"path": argv[1], "args": list(argv[2:])}   # a relative one: from the workdir
     return None
 
 

@@ -92,7 +92,6 @@ def run(
         threads = max(1, (os.cpu_count() or 1) // world_size)
 
     import cloudpickle
-    import torch.distributed as dist
 
     try:
         payload = cloudpickle.dumps((fn, args, kwargs))
@@ -104,11 +103,7 @@ def run(
             "locks inside the function."
         ) from exc
 
-    # The parent hosts the rendezvous store on a port the OS picks: no port clash.
-    store = dist.TCPStore(
-        _HOST, 0, world_size + 1, True,
-        timeout=datetime.timedelta(seconds=startup_timeout), wait_for_workers=False,
-    )
+    store = _rendezvous_store(world_size + 1, startup_timeout)
     procs: list[subprocess.Popen] = []
     conns: list[Connection] = []
     try:
@@ -125,6 +120,31 @@ def run(
         for conn in conns:
             conn.close()
         del store
+
+
+def _rendezvous_store(world_size: int, startup_timeout: float):
+    """The parent's rendezvous store, on a loopback port the OS picks: no port clash.
+
+    TCPStore left to bind on its own listens on every address of the machine, IPv6 first,
+    so the workers' connections arrive as ``::ffff:127.0.0.1``; naming each one, torch
+    asks DNS about that address, which fails without a network (the sandbox) and prints
+    a warning per worker. A socket bound to 127.0.0.1 is reachable from this machine only
+    and named from /etc/hosts."""
+    import socket
+
+    import torch.distributed as dist
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.bind((_HOST, 0))
+        listener.listen(max(world_size, 64))
+        port = listener.getsockname()[1]
+    except BaseException:
+        listener.close()
+        raise
+    return dist.TCPStore(_HOST, port, world_size, True, master_listen_fd=listener.detach(),
+                         timeout=datetime.timedelta(seconds=startup_timeout),
+                         wait_for_workers=False)
 
 
 def _start_worker(rank, world_size, backend, port, threads, timeout, startup_timeout, worker_env=None):

@@ -135,6 +135,17 @@ def test_interrupt_stops_every_worker(no_leftovers, tmp_path):
         assert not _alive(int((tmp_path / f"pid.{rank}").read_text()))
 
 
+def test_the_rendezvous_store_listens_on_loopback_only(no_leftovers):
+    """The parent's store is for its own workers: reachable from this machine only (left to
+    bind itself, TCPStore listens on every address the machine has)."""
+    before = fns.listening_sockets(os.getpid())
+    during = workers.run(fns.parent_listening_sockets, 1, timeout=60)[0]
+    opened = during - before
+    assert opened, f"no listening socket of the parent found: {during}"
+    loopback = {"0100007F", "0000000000000000FFFF00000100007F"}   # 127.0.0.1, IPv4 or mapped
+    assert {address for address, _ in opened} <= loopback, opened
+
+
 def test_each_rank_is_its_own_process(no_leftovers):
     pids = workers.run(fns.report_pid, 3)
     assert len(set(pids)) == 3 and os.getpid() not in pids
