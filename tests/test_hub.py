@@ -50,6 +50,7 @@ from tests.browser.lab import (
     chromium_missing_message,
     scratch_course,
 )
+from tests.ports import free_ports
 
 A = "00_getting_started"
 NB = f"{A}.ipynb"
@@ -80,26 +81,6 @@ def answered_exercise() -> tuple[str, str, float, float]:
 
 
 # ---------------------------------------------------------------- the hub
-
-def _free_base_port() -> int:
-    """A port P with P, P+1 and P+2 free (the hub, its API, the proxy's API)."""
-    import socket
-
-    for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port > 65000:
-            continue
-        try:
-            for p in (port + 1, port + 2):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", p))
-            return port
-        except OSError:
-            continue
-    raise RuntimeError("no three consecutive free ports on 127.0.0.1")
-
 
 def _processes_of(marker: str) -> list[int]:
     """Processes whose command line or environment mentions ``marker`` (the hub's folder)."""
@@ -132,7 +113,7 @@ class Hub:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        self.port = _free_base_port()
+        self.port = free_ports(3)   # the hub, its API, the proxy's API
         env = dict(os.environ, HUB_SINGLEUSER_ARGS="--LabApp.expose_app_in_browser=True")
         env.pop("JUPYTERHUB_API_TOKEN", None)
         self.proc = subprocess.Popen(

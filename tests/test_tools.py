@@ -7,7 +7,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import pytest
 
 from grading import nbbuild
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, read_json_notebook
+from tests.ports import free_ports
 
 FIRST = "00_getting_started"
 
@@ -214,14 +214,8 @@ def test_environment_yml_has_the_same_pins_as_pyproject():
     assert listed == wanted
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_make_lab_serves_notebooks_with_nbgrader(tmp_path):
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_ports(), secrets.token_hex(16)
     args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
     proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=open(tmp_path / "lab.log", "w"),

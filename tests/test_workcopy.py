@@ -23,6 +23,7 @@ import pytest
 
 from grading import workcopy
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS
+from tests.ports import free_ports
 
 A = "00_getting_started"
 NB = f"{A}.ipynb"
@@ -121,7 +122,7 @@ def test_the_demo_class_blank_student_is_generated_from_solutions(monkeypatch, t
 
 def test_make_lab_has_no_news_popup(tmp_path):
     """make lab's JupyterLab reads grading/lab/overrides.json: no "Jupyter news?" toast."""
-    token, port = secrets.token_hex(16), _free_port()
+    token, port = secrets.token_hex(16), free_ports()
     dry = subprocess.run(["make", "-n", "--no-print-directory", "lab", f"LAB_ROOT={tmp_path}",
                           f"LAB_ARGS=--no-browser --port={port} --IdentityProvider.token={token}"],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -148,14 +149,6 @@ def test_make_lab_has_no_news_popup(tmp_path):
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=60)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_work_is_git_ignored():

@@ -16,7 +16,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.harness import SESSION_FIXTURE_ENV
+from tests.ports import free_ports
 
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -104,12 +104,6 @@ def scratch_course(dest: Path, repo: Path = REPO) -> Path:
     return dest
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class LabServer:
     """`jupyter lab` as `make lab` runs it, on a free localhost port with a random token."""
 
@@ -163,7 +157,7 @@ class LabServer:
     def start(self) -> None:
         self._quiet_settings()
         for _attempt in range(3):
-            self.port = free_port()
+            self.port = free_ports()
             with open(self.log_path, "ab") as log:
                 self.proc = subprocess.Popen(
                     self.command(), cwd=self.root, env=self.env(), stdout=log,
