@@ -10,6 +10,7 @@ course's real gradebook is never touched. Prints where the feedback, CSVs and pl
 
 from __future__ import annotations
 
+import argparse
 import copy
 import re
 import shutil
@@ -101,7 +102,10 @@ subprocess.Popen(["sh", "-c", "sleep 600; echo 'rewrite the gradebook now'"], st
 """
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("``", ""),
+        epilog=f"Writes {DEMO} afresh (git-ignored); takes no options.").parse_args(argv)
     shutil.rmtree(DEMO, ignore_errors=True)
     (DEMO / "solutions").mkdir(parents=True)
     shutil.copytree(SOLUTIONS / ASSIGNMENT, DEMO / "solutions" / ASSIGNMENT)
@@ -120,4 +124,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
