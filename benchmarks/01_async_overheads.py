@@ -14,6 +14,7 @@ quoted.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -53,8 +54,15 @@ def median_of(run, sync, repeats: int = 5) -> float:
 
 
 def main(argv: list[str]) -> int:
-    n_tiny = int(argv[0]) if argv else 5000
-    k = int(argv[1]) if len(argv) > 1 else 24
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("n_tiny", nargs="?", type=int, default=5000,
+                   help="tiny ops per timing (default 5000)")
+    p.add_argument("chain_length", nargs="?", type=int, default=24,
+                   help="matrix products per chain (default 24)")
+    args = p.parse_args(argv)
+    if args.n_tiny < 1 or args.chain_length < 1:
+        p.error(f"n_tiny and chain_length must be positive, got {args.n_tiny} {args.chain_length}")
+    n_tiny, k = args.n_tiny, args.chain_length
     have_mxnet, info = mxnet_status()
     print(f"PyTorch {torch.__version__}; MXNet: {info}")
     rows = {}

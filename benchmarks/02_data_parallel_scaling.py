@@ -11,6 +11,7 @@ compute, allreduce; the slowest rank's) and the speed-up over one device.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import os
@@ -44,10 +45,12 @@ def sweep(ns: dict, world_sizes: list[int], cuda: bool) -> dict[int, dict[str, f
 
 
 def main(argv: list[str]) -> int:
-    world_sizes = [int(a) for a in argv] or [1, 2, 4]
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("world_sizes", nargs="*", type=int, default=[1, 2, 4],
+                   help="processes per run (default: 1 2 4)")
+    world_sizes = p.parse_args(argv).world_sizes
     if any(n < 1 for n in world_sizes):
-        print(f"world sizes must be positive ints, got {world_sizes}", file=sys.stderr)
-        return 2
+        p.error(f"world sizes must be positive ints, got {world_sizes}")
     os.environ["NBGRADER_EXECUTION"] = "benchmark"  # the notebook's own sweep cell skips itself
     with contextlib.redirect_stdout(io.StringIO()):  # the cells' own prints are not the figures
         ns = notebook_namespace("02_data_parallel", containing=(

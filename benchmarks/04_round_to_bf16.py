@@ -9,6 +9,7 @@ prints the best time of each and their ratio. Target from issue 6: ratio <= 4x.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -33,7 +34,12 @@ def best_seconds(fn, x: torch.Tensor, repeats: int) -> float:
 
 
 def main(argv: list[str]) -> int:
-    log2_n = int(argv[0]) if argv else 24
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("log2_n", nargs="?", type=int, default=24,
+                   help="values timed: 2**log2_n (default 24)")
+    log2_n = p.parse_args(argv).log2_n
+    if not 1 <= log2_n <= 30:
+        p.error(f"log2_n must be between 1 and 30, got {log2_n}")
     round_to_bf16 = notebook_namespace("04_number_formats", containing=("import labkit",),
                                        grade_ids=("round_to_bf16",))["round_to_bf16"]
     x = torch.randn(1 << log2_n, generator=torch.Generator().manual_seed(0))

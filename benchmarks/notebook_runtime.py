@@ -11,6 +11,7 @@ grades each notebook several times.
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import sys
@@ -61,11 +62,14 @@ def run(path: Path, grading: bool) -> tuple[float, list[tuple[float, int]]]:
 
 
 def main(argv: list[str]) -> int:
-    names = argv or assignments()
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("names", nargs="*", metavar="assignment",
+                   help="notebooks to run (default: every one in solutions/)")
+    names = p.parse_args(argv).names or assignments()
     unknown = sorted(set(names) - set(assignments()))
     if unknown:
-        print(f"notebook_runtime: no assignment {', '.join(unknown)} in solutions/", file=sys.stderr)
-        return 2
+        p.error(f"no assignment {', '.join(unknown)} in solutions/ "
+                f"(known: {', '.join(assignments())})")
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at start")
     print(f"{'notebook':22} {'mode':8} {'wall s':>7} {'cells s':>8}  slowest cell")

@@ -332,3 +332,16 @@ def test_grade_demo_help_says_what_it_does_and_grades_nothing():
         marker.unlink(missing_ok=True)
         if made:
             shutil.rmtree(DEMO, ignore_errors=True)
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (REPO / "benchmarks").glob("*.py")))
+def test_every_benchmark_answers_help_and_names_a_bad_argument(script):
+    """An instructor's first try (--help, or a typo) gets the usage, not a run of minutes or
+    a ValueError traceback."""
+    run = lambda *a: subprocess.run([sys.executable, f"benchmarks/{script}", *a], cwd=REPO,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    got = run("--help")
+    assert got.returncode == 0 and got.stdout.startswith("usage:"), (got.stdout, got.stderr[-800:])
+    bad = run("--no-such-option")
+    assert bad.returncode == 2 and "usage:" in bad.stderr and "Traceback" not in bad.stderr, \
+        bad.stderr[-800:]
