@@ -7,8 +7,8 @@ and the kernel dies with "Address already in use" before it replies. A grader st
 thousands of kernels beside such processes; local IPC sockets (``transport="ipc"``) have
 no such window, and no other user can reach them.
 
-``ipc_address()`` gives a fresh socket path prefix in one 0700 folder per process, removed
-when the process that made it ends. ``IpcKernelManager`` is an ``AsyncKernelManager`` that
+``ipc_address()`` gives a fresh socket path prefix in ``private_folder()``, one 0700
+folder per process, removed when the process that made it ends. ``IpcKernelManager`` is an ``AsyncKernelManager`` that
 listens there unless told otherwise (nbclient's ``kernel_manager_class``); ``use_ipc(km)``
 does the same to a kernel manager made elsewhere; ``start_new_kernel`` is jupyter_client's
 blocking function of that name on them.
@@ -29,13 +29,38 @@ _folder: Path | None = None
 _owner = 0
 
 
+PREFIX = "grader-private-"
+
+
+def private_folder() -> Path:
+    """This process's own 0700 folder (its kernels' sockets, the sandbox's hosts file),
+    removed when the process ends; a forked child makes its own. Folders of processes that
+    ended without removing theirs (a grading process killed at its time limit) are removed
+    by the next process that makes one."""
+    global _folder, _owner
+    if _folder is None or _owner != os.getpid():
+        _sweep()
+        _folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))   # mode 0700
+        _owner = os.getpid()
+    return _folder
+
+
+def _sweep() -> None:
+    for path in Path(tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        try:
+            pid = int(path.name[len(PREFIX):].split("-")[0])
+            if path.lstat().st_uid != os.getuid() or not path.is_dir() or path.is_symlink():
+                continue
+            os.kill(pid, 0)
+        except ProcessLookupError:   # its process is gone
+            shutil.rmtree(path, ignore_errors=True)
+        except (ValueError, OSError):   # not ours to judge, or alive as another user
+            continue
+
+
 def ipc_address() -> str:
     """A new socket path prefix (jupyter_client appends ``-<n>`` per channel)."""
-    global _folder, _owner
-    if _folder is None or _owner != os.getpid():  # a forked child makes its own
-        _folder = Path(tempfile.mkdtemp(prefix="kernel-sockets-"))   # mode 0700
-        _owner = os.getpid()
-    return str(_folder / f"kernel-{uuid.uuid4().hex[:12]}")
+    return str(private_folder() / f"kernel-{uuid.uuid4().hex[:12]}")
 
 
 @atexit.register

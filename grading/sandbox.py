@@ -63,6 +63,8 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Unicode
 
+from grading.kernels import private_folder
+
 REPO = Path(__file__).resolve().parent.parent
 NOBODY = 65534
 UID_BASE = 60001            # sandbox uids: UID_BASE .. UID_BASE + SLOTS - 1, one per sandbox
@@ -407,19 +409,16 @@ def _own_processes() -> int:
     return count
 
 
-_hosts: tuple[int, str] | None = None    # (the pid that wrote it, its path)
-
-
 def hosts_file() -> str | None:
     """The sandbox's /etc/hosts: the machine's, with names for the loopback addresses as
     IPv6 writes them (``::1``, and ``::ffff:127.0.0.1`` for IPv4's). The sandbox has no
     network: an address not named here is asked of a DNS server it cannot reach, glibc
     answers "try again" instead of the number, and torch's c10d printed a warning for each
-    worker that joined a rendezvous store (it names ``::ffff:127.0.0.1``). None without
-    a /etc/hosts to extend."""
-    global _hosts
-    if _hosts is not None and _hosts[0] == os.getpid() and os.path.exists(_hosts[1]):
-        return _hosts[1]
+    worker that joined a rendezvous store (it names ``::ffff:127.0.0.1``). Written once per
+    grading process, in its private folder; None without a /etc/hosts to extend."""
+    path = private_folder() / "hosts"
+    if path.exists():
+        return str(path)
     try:
         text = Path("/etc/hosts").read_text()
     except OSError:
@@ -427,19 +426,11 @@ def hosts_file() -> str | None:
     named = {line.split()[0] for line in text.splitlines() if line.split()
              and not line.lstrip().startswith("#")}
     extra = "".join(f"{a} localhost\n" for a in ("::1", "::ffff:127.0.0.1") if a not in named)
-    fd, path = tempfile.mkstemp(prefix="sandbox-hosts-")
-    with os.fdopen(fd, "w") as f:
-        f.write(text if text.endswith("\n") or not text else text + "\n")
-        f.write(extra)
-    os.chmod(path, 0o644)
-    _hosts = (os.getpid(), path)
-    return path
-
-
-@atexit.register
-def _remove_hosts_file() -> None:
-    if _hosts is not None and _hosts[0] == os.getpid():
-        Path(_hosts[1]).unlink(missing_ok=True)
+    part = path.with_name(f"hosts.{threading.get_ident()}")
+    part.write_text((text if text.endswith("\n") or not text else text + "\n") + extra)
+    os.chmod(part, 0o644)
+    os.replace(part, path)   # whole, for a sandbox started meanwhile
+    return str(path)
 
 
 def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | None = None,
