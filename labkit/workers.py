@@ -323,7 +323,35 @@ def _name_this_process(name: str) -> None:
 
 
 def _worker_main() -> None:
-    """Entry point of a worker process (argv from ``_start_worker``, payload on stdin)."""
+    """Entry point of a worker process (argv from ``_start_worker``, payload on stdin).
+
+    It ends without Python's finalization, as a forked worker does (grading/forkserver.py):
+    a thread of gloo that runs Python (a future's callback, DDP's hooks) when the
+    interpreter tears down is killed inside C++ code, and the process aborts with
+    "terminate called without an active exception" or "Fatal Python error" on the
+    learner's stderr after its result was sent. As at a normal exit, atexit's handlers run
+    and every file still open is flushed first."""
+    import atexit
+    import gc
+    import io
+
+    code = _work()
+    try:
+        gc.collect()
+        atexit._run_exitfuncs()
+    finally:
+        files = [obj for obj in gc.get_objects() if isinstance(obj, io.IOBase)]
+        for stream in (sys.stdout, sys.stderr, *files):
+            try:
+                if not stream.closed:
+                    stream.flush()
+            except Exception:  # noqa: BLE001 (a file or pipe closed at the other end)
+                pass
+        os._exit(code)
+
+
+def _work() -> int:
+    """The worker's work: 0 when its result was sent, 1 when its error was."""
     _die_with_parent()
     rank, world_size, backend, port, threads, timeout, fd, startup = sys.argv[1:9]
     rank, world_size, port, threads, fd = map(int, (rank, world_size, port, threads, fd))
@@ -363,10 +391,12 @@ def _worker_main() -> None:
                 "tensors, numbers, lists or dicts of them"
             ) from exc
         conn.send_bytes(message)
+        return 0
     except BaseException:
         out.flush()
         err.flush()
         _send(conn, "error", traceback.format_exc())
+        return 1
     finally:
         if dist is not None and dist.is_initialized():
             try:

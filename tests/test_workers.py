@@ -146,6 +146,34 @@ def test_the_rendezvous_store_listens_on_loopback_only(no_leftovers):
     assert {address for address, _ in opened} <= loopback, opened
 
 
+def test_a_worker_ends_quietly_while_gloo_runs_python(no_leftovers, tmp_path, monkeypatch, capfd):
+    """A worker whose gloo thread still runs Python when its function returns (DDP's hooks,
+    a future's callback) ends with exit code 0 and nothing on stderr, and what it left open
+    is written. Ended by Python's own finalization, such a worker leaves a file a module
+    holds unwritten, and now and then the thread is killed inside C++ and the process aborts
+    ("terminate called without an active exception", "Fatal Python error"). The parent here
+    lets the workers end on their own before it stops them."""
+    codes = []
+    stop = workers._stop
+
+    def stop_after_they_end(procs):
+        for p in procs:
+            try:
+                codes.append(p.wait(60))
+            except Exception:  # noqa: BLE001 (a worker that hangs fails on its code below)
+                codes.append(None)
+        stop(procs)
+
+    monkeypatch.setattr(workers, "_stop", stop_after_they_end)
+    assert workers.run(fns.python_in_gloo_thread_after_return, 2, str(tmp_path / "left"),
+                       timeout=60) == [0, 1]
+    err = capfd.readouterr().err
+    assert codes == [0, 0], (codes, err)
+    assert "terminate called" not in err and "Fatal Python error" not in err, err
+    for rank in range(2):
+        assert (tmp_path / f"left.{rank}").read_text() == "written before the worker ended"
+
+
 def test_each_rank_is_its_own_process(no_leftovers):
     pids = workers.run(fns.report_pid, 3)
     assert len(set(pids)) == 3 and os.getpid() not in pids

@@ -60,3 +60,21 @@ def listening_sockets(pid):
 
 def parent_listening_sockets(rank, world_size):
     return listening_sockets(os.getppid())
+
+
+_left_open = []
+
+
+def python_in_gloo_thread_after_return(rank, world_size, path):
+    """Returns while a gloo thread is about to run Python (a future's callback), with a file
+    of this module left open and unflushed. The group is its own, unknown to
+    destroy_process_group (as one DDP keeps alive): its threads outlive the function."""
+    f = open(f"{path}.{rank}", "w")
+    f.write("written before the worker ended")
+    store = dist.PrefixStore("own", dist.distributed_c10d._get_default_store())
+    group = dist.ProcessGroupGloo(store, rank, world_size)
+    if rank == 1:
+        time.sleep(1.0)  # rank 0's all-reduce, and its callback, end after it returned
+    future = group.allreduce([torch.ones(4)]).get_future().then(lambda _: time.sleep(0.3))
+    _left_open.append((f, group, future))
+    return rank
