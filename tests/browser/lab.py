@@ -19,6 +19,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -113,7 +114,7 @@ class LabServer:
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.log_path = workdir / "jupyterlab.log"
-        self.runtime_dir = workdir / "runtime"
+        self.runtime_dir: Path | None = None
 
     @property
     def url(self) -> str:
@@ -145,6 +146,10 @@ class LabServer:
             f"--LabApp.user_settings_dir={self.workdir / 'lab-settings'}",
             f"--LabApp.workspaces_dir={self.workdir / 'lab-workspaces'}",
             "--ServerApp.shutdown_no_activity_timeout=3600",
+            # Kernels on Unix sockets in the runtime folder, as the grader's: on TCP the server
+            # picks five free ports, releases them and lets the kernel bind them a moment later,
+            # while the other tests' kernels, workers and servers open sockets.
+            "--KernelManager.transport=ipc",
         ] + (["--ServerApp.allow_root=True"] if os.geteuid() == 0 else [])  # CI runs as root
 
     def _quiet_settings(self) -> None:
@@ -156,6 +161,9 @@ class LabServer:
 
     def start(self) -> None:
         self._quiet_settings()
+        # A short folder: the kernels' Unix sockets are named after their connection files
+        # there, and a socket's path holds at most 107 bytes (pytest's folders run to 60).
+        self.runtime_dir = Path(tempfile.mkdtemp(prefix="lab-runtime-"))
         for _attempt in range(3):
             self.port = free_ports()
             with open(self.log_path, "ab") as log:
@@ -244,6 +252,8 @@ class LabServer:
                 except ProcessLookupError:
                     pass
         self.proc = None
+        if self.runtime_dir is not None:
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
 
 @dataclass
