@@ -824,22 +824,24 @@ def test_pid_1_stays_responsive_caps_forks_and_kills_a_dropped_clients_worker(fo
 
 def test_forked_workers_take_the_malloc_settings_of_their_environment(forked):
     """glibc reads MALLOC_MMAP_THRESHOLD_ when a process starts, before a forked worker's
-    environment exists; labkit.workers applies it. With it a 300 kB block freed after a
-    1 MB one is still its own mapping (the traffic meter's memory readings rely on it);
-    without it glibc raises its threshold past 300 kB when the 1 MB block is freed."""
+    environment exists; labkit.workers applies it. With it a 12 MB block allocated after a
+    24 MB one was freed is still its own mapping (the traffic meter's memory readings rely
+    on it); without it glibc raises its threshold past 12 MB when the 24 MB block is freed.
+    The block's own chunk header says (glibc's IS_MMAPPED bit), whatever other threads
+    allocate meanwhile; blocks this big find no free chunk to reuse in the heap the worker
+    inherits (a 300 kB one may)."""
     outputs, error = execute([
         "from labkit import workers\n"
         "def mapped(rank, ws):\n"
         "    import ctypes\n"
-        "    class Info(ctypes.Structure):\n"
-        "        _fields_ = [(n, ctypes.c_size_t) for n in ('arena', 'ordblks', 'smblks',"
-        " 'hblks', 'hblkhd', 'usmblks', 'fsmblks', 'uordblks', 'fordblks', 'keepcost')]\n"
-        "    libc = ctypes.CDLL('libc.so.6'); libc.mallinfo2.restype = Info\n"
+        "    libc = ctypes.CDLL('libc.so.6')\n"
         "    libc.malloc.restype = ctypes.c_void_p; libc.free.argtypes = [ctypes.c_void_p]\n"
-        "    libc.free(libc.malloc(1 << 20))\n"
-        "    before = libc.mallinfo2().hblks\n"
-        "    block = libc.malloc(300_000)\n"
-        "    return libc.mallinfo2().hblks - before\n"
+        "    libc.free(libc.malloc(24 << 20))\n"
+        "    block = libc.malloc(12 << 20)\n"
+        "    size_field = ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t))\n"
+        "    mapped = (size_field.value >> 1) & 1\n"
+        "    libc.free(block)\n"
+        "    return mapped\n"
         "print(workers.run(mapped, 1, worker_env={'MALLOC_MMAP_THRESHOLD_': '131072'}),"
         " workers.run(mapped, 1))"], timeout=120)
     assert error is None, error
