@@ -333,21 +333,28 @@ def _worker_main() -> None:
     and every file still open is flushed first."""
     import atexit
     import gc
-    import io
 
     code = _work()
     try:
         gc.collect()
         atexit._run_exitfuncs()
     finally:
-        files = [obj for obj in gc.get_objects() if isinstance(obj, io.IOBase)]
-        for stream in (sys.stdout, sys.stderr, *files):
-            try:
-                if not stream.closed:
-                    stream.flush()
-            except Exception:  # noqa: BLE001 (a file or pipe closed at the other end)
-                pass
-        os._exit(code)
+        try:
+            _flush_open_files()
+        finally:
+            os._exit(code)
+
+
+def _flush_open_files() -> None:
+    import gc
+    import io
+
+    for obj in (sys.stdout, sys.stderr, *gc.get_objects()):
+        try:
+            if isinstance(obj, io.IOBase) and not obj.closed:
+                obj.flush()
+        except Exception:  # noqa: BLE001 (a file or pipe closed at the other end, a dead proxy)
+            pass
 
 
 def _work() -> int:

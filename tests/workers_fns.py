@@ -2,6 +2,7 @@
 
 import os
 import time
+import weakref
 
 import torch
 import torch.distributed as dist
@@ -65,6 +66,10 @@ def parent_listening_sockets(rank, world_size):
 _left_open = []
 
 
+class _Gone:
+    pass
+
+
 def python_in_gloo_thread_after_return(rank, world_size, path):
     """Returns while a gloo thread is about to run Python (a future's callback), with a file
     of this module left open and unflushed. The group is its own, unknown to
@@ -76,5 +81,5 @@ def python_in_gloo_thread_after_return(rank, world_size, path):
     if rank == 1:
         time.sleep(1.0)  # rank 0's all-reduce, and its callback, end after it returned
     future = group.allreduce([torch.ones(4)]).get_future().then(lambda _: time.sleep(0.3))
-    _left_open.append((f, group, future))
+    _left_open.append((f, group, future, weakref.proxy(_Gone())))  # a proxy to nothing, too
     return rank
