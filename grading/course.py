@@ -16,6 +16,10 @@ SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
 CONFIG_DIR = REPO / "grading"
 KEPT_METADATA = ("kernelspec", "language_info", "nbgrader")
+# What an assignment folder may hold that is not the course: caches of JupyterLab, Python
+# and Hypothesis (which writes .hypothesis/ where a notebook that draws examples runs).
+# Never released, collected or graded; grading/hub/student/nbgrader_config.py lists them too.
+CACHES = (".ipynb_checkpoints", "__pycache__", "*.pyc", ".hypothesis")
 # nbgrader's course id and folders, relative to the course root (grading/nbgrader_config.py;
 # benchmarks/grading_throughput.py gives plain nbgrader the same layout)
 LAYOUT = {"course_id": "fast-dl", "source_directory": "solutions",
@@ -83,7 +87,7 @@ def scratch_course(workdir: Path, names: list[str]) -> Path:
     """A scratch course under ``workdir`` holding copies of the given solutions."""
     for name in names:
         shutil.copytree(SOLUTIONS / name, workdir / "solutions" / name,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+                        ignore=shutil.ignore_patterns(*CACHES))
     (workdir / "grading").mkdir(parents=True, exist_ok=True)
     return workdir
 

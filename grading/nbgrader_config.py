@@ -18,13 +18,13 @@ root = Path(os.environ.get("COURSE_ROOT") or Path(__file__).resolve().parent.par
 work = root / "grading"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from grading.course import LAYOUT  # noqa: E402
+from grading.course import CACHES, LAYOUT  # noqa: E402
 
 c.CourseDirectory.root = str(root)
 for key, value in LAYOUT.items():  # course id and folders
     setattr(c.CourseDirectory, key, value)
 c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL") or f"sqlite:///{work / 'gradebook.db'}"
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.tmp"]
+c.CourseDirectory.ignore = [*CACHES, "feedback", "*.tmp"]
 
 # Trusted autograding (grading/judge.py): the learner's cells run in a sandboxed kernel
 # (grading/sandbox.py, where the machine can make one: JudgedExecute.sandbox = auto), the

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading.course import SOLUTIONS, generate, nbgrader, notebook_namespace, scratch_course
+from grading.course import CACHES, SOLUTIONS, generate, nbgrader, notebook_namespace, scratch_course
 from grading.judge import _python, bound_names, free_names
 
 __all__ = ["CellGraph", "GradeRun", "Variant", "bundle", "error_names", "grade_all", "inject",
@@ -430,7 +430,7 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
         # the made-up assignment: the instructor's notebooks (solution cells) and the one
         # submission (variants injected), unit after unit
         shutil.copytree(SOLUTIONS / assignment, root / "solutions" / packed,
-                        ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "__pycache__"))
+                        ignore=shutil.ignore_patterns("*.ipynb", *CACHES))
         # the solution trimmed as each bundle was (its tests pass without the cells left
         # out) closes the notebooks: each packed one ends with one (nothing its units did
         # spoils it; where there are fewer trimmings than notebooks, the solution trimmed

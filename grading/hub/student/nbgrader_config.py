@@ -13,6 +13,8 @@ c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
 c.CourseDirectory.course_id = os.environ.get("COURSE_ID", "fast-dl")
 c.Exchange.root = os.environ["COURSE_EXCHANGE"]
+# Caches are not handed in (grading/course.py:CACHES, which a student cannot read).
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "__pycache__", "*.pyc", ".hypothesis", "feedback"]
 
 # The Validate dialog says what `make validate` says: one line per failed test cell ("not
 # done yet" on a blank notebook), not a traceback (labkit is in the hub's environment).
