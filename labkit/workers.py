@@ -349,7 +349,7 @@ def _flush_open_files() -> None:
     import gc
     import io
 
-    for obj in (sys.stdout, sys.stderr, *gc.get_objects()):
+    for obj in gc.get_objects():  # sys.stdout here is the pipe to the parent, closed by now
         try:
             if isinstance(obj, io.IOBase) and not obj.closed:
                 obj.flush()

@@ -45,21 +45,14 @@ def test_release_leaves_caches_behind(where, tmp_path, monkeypatch):
     assert _files(out) == _files(course.NOTEBOOKS / ASSIGNMENT), _files(out)
 
 
-def test_a_student_hands_in_no_cache():
+def test_a_student_hands_in_no_cache(monkeypatch):
     """The hub's student config (which cannot import grading/) ignores every cache."""
-    import os
-
     from traitlets.config import Config
 
-    env = dict(os.environ)
-    os.environ["COURSE_EXCHANGE"] = "/nonexistent"
-    try:
-        c = Config()
-        runpy.run_path(str(course.CONFIG_DIR / "hub" / "student" / "nbgrader_config.py"),
-                       init_globals={"get_config": lambda: c})
-    finally:
-        os.environ.clear()
-        os.environ.update(env)
+    monkeypatch.setenv("COURSE_EXCHANGE", "/nonexistent")
+    c = Config()
+    runpy.run_path(str(course.CONFIG_DIR / "hub" / "student" / "nbgrader_config.py"),
+                   init_globals={"get_config": lambda: c})
     ignored = set(c.CourseDirectory.ignore)
     assert set(CACHES) <= ignored, sorted(set(CACHES) - ignored)
 
