@@ -197,6 +197,11 @@ def build_root(req: dict) -> None:
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     made: set[str] = set()
     ro = []
+    # the private /tmp and home first, as bubblewrap's command has them: a bind made below
+    # either (a course cloned under /tmp binds its venv and labkit there) stays seen
+    for tmp in ("/tmp", "/home/student"):
+        _dirs(root, tmp, made)
+        _tmpfs(root + tmp, lim["tmp_bytes"])
     for system in ("/usr", "/etc", "/opt"):
         if os.path.isdir(system):
             _dirs(root, system, made)
@@ -215,9 +220,6 @@ def build_root(req: dict) -> None:
         _dirs(root, path, made)
         _ro_bind(path, root + path)
         ro.append(root + path)
-    for tmp in ("/tmp", "/home/student"):
-        _dirs(root, tmp, made)
-        _tmpfs(root + tmp, lim["tmp_bytes"])
     work = req["workdir"]
     _dirs(root, work, made)
     _tmpfs(root + work, lim["scratch_bytes"])

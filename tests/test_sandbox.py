@@ -132,6 +132,26 @@ def test_a_script_named_relative_to_its_folder_runs_from_there(box, monkeypatch)
     assert got.stdout.split() == ["True", "['probe.py',", "'x']"], got.stdout
 
 
+def test_a_course_under_tmp_is_seen_inside(box, tmp_path, monkeypatch):
+    """A course cloned under /tmp: the venv and labkit it binds read-only there stay
+    visible under the sandbox's own /tmp (the fork server mounted that tmpfs over them,
+    and every sandboxed kernel failed to start: 'mount None on .../tmp/...: No such file')."""
+    lib = tmp_path / "course" / ".venv"
+    lib.mkdir(parents=True)
+    (lib / "marker.txt").write_text("bound")
+    for folder in (tmp_path, lib.parent, lib):
+        os.chmod(folder, 0o755)
+    os.chmod(lib / "marker.txt", 0o644)
+    roots = sandbox._python_roots()
+    monkeypatch.setattr(sandbox, "_python_roots", lambda: roots + [lib])
+    got = run_py(f"""
+        import os
+        print(open({str(lib / "marker.txt")!r}).read(), os.access("/tmp", os.W_OK))
+    """, box)
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.split() == ["bound", "True"], got.stdout
+
+
 def test_environment_is_cleared(box):
     env = dict(os.environ, COURSE_DB_URL="postgresql://grader:s3cret@db/course",
                NBGRADER_EXECUTION="autograde")
