@@ -606,6 +606,10 @@ class Sandbox:
         if server is None:
             self._folder_pid = None
             return self.command(argv, workdir, rw=rw, env=env), self.preexec
+        return self._forked(server, target, workdir, rw, env)
+
+    def _forked(self, server: ForkServer, target: dict, workdir: Path, rw, env):
+        """(command line, preexec_fn) of the client that has ``server`` fork this sandbox."""
         if self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="sandbox-fork-"))
             os.chmod(self.folder, 0o711)
@@ -684,6 +688,30 @@ class ForkServer:
         if line.strip() != b"ready":
             self.close()
             raise RuntimeError("the sandbox's fork server did not start (see the log above)")
+        why = self.probe()
+        if why:
+            self.close()
+            raise RuntimeError(f"the fork server could not make a sandbox here: {why}")
+
+    def probe(self) -> str | None:
+        """Why a sandbox forked from this server cannot run a script here (a mount this
+        machine refuses, say), or None: found once, not as every kernel dies at its start."""
+        with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp:
+            os.chmod(tmp, 0o755)
+            Path(tmp, "probe.py").write_text("")
+            os.chmod(Path(tmp, "probe.py"), 0o644)
+            with Sandbox(cgroups=False) as sb:
+                argv, preexec = sb._forked(self, {"path": "probe.py", "args": []}, Path(tmp),
+                                           (), None)
+                try:
+                    got = subprocess.run(argv, preexec_fn=preexec, capture_output=True,
+                                         text=True, timeout=60)
+                except subprocess.TimeoutExpired:
+                    return "its probe did not end within 60 s"
+        if got.returncode == 0:
+            return None
+        lines = got.stderr.strip().splitlines()
+        return lines[-1] if lines else f"exit code {got.returncode}"
 
     @classmethod
     def get(cls) -> ForkServer | None:

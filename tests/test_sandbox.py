@@ -638,6 +638,30 @@ def forked(usable, monkeypatch):
     monkeypatch.setenv(sandbox.FORKSERVER_ENV, "1")
 
 
+def test_a_fork_server_that_cannot_make_a_sandbox_gives_way_to_bubblewrap(forked, monkeypatch,
+                                                                          capsys):
+    """Where a forked sandbox cannot be made (here: a read-only bind of a folder that is not
+    there), the grading process learns it once, says why, and starts its kernels by
+    bubblewrap; it does not hand every kernel to a server whose sandboxes die at birth
+    ('Kernel died before replying to kernel_info' for every student, the reason unseen)."""
+    roots = sandbox._python_roots()
+    monkeypatch.setattr(sandbox, "_python_roots", lambda: roots + [Path("/nonexistent-venv")])
+    monkeypatch.setattr(sandbox.ForkServer, "_current", None)
+    monkeypatch.setattr(sandbox.ForkServer, "_failed", "")
+    assert sandbox.ForkServer.get() is None
+    why = sandbox.ForkServer._failed
+    assert "could not make a sandbox" in why and "nonexistent-venv" in why, why
+    err = capsys.readouterr().err
+    assert "kernels start by bubblewrap" in err and "nonexistent-venv" in err, err
+    monkeypatch.setattr(sandbox, "_python_roots", lambda: roots)
+    monkeypatch.setattr(sandbox.ForkServer, "_failed", "")
+    server = sandbox.ForkServer.get()  # a machine where it can: the probe passes
+    assert server is not None
+    try:
+        assert server.probe() is None
+    finally:
+        server.close()
+
 def test_nothing_carries_from_one_forked_kernel_to_the_next(forked):
     """Two submissions graded one after the other by the same process: the second kernel is
     a fresh fork of the server, not the first one's state (modules, files, environment,
