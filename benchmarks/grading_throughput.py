@@ -88,7 +88,7 @@ def kernel_overhead(setup_code: str, repeat: int = 5) -> tuple[float, float]:
     async def once(cls) -> float:
         start = time.perf_counter()
         km = cls(kernel_name="python3")
-        await km.start_kernel()
+        await km.start_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # its banner
         kc = km.client()
         kc.start_channels()
         try:
