@@ -515,7 +515,6 @@ class Meter:
         """Bytes each worker sent, to which worker ("other": to any other process)."""
         flows = Flows()
         old, new = before["sockets"], after["sockets"]
-        owner = {local: pids for (local, _), (pids, *_) in new.items()}
         for (local, peer), (pids, sent, segs, resent) in new.items():
             was = old.get((local, peer), ((), 0, 0, 0))
             delta, dsegs = sent - was[1], segs - was[2]
@@ -524,7 +523,11 @@ class Meter:
             if delta <= 0:
                 continue
             src = next((self._rank[p] for p in pids if p in self._rank), None)
-            dst = next((self._rank[p] for p in owner.get(peer, ()) if p in self._rank), "other")
+            # the receiving end is the socket with the two addresses swapped: an address alone
+            # is not one socket (a listener's accepted sockets share its port, and Linux gives
+            # one ephemeral port to connections of different processes to different peers)
+            receiver = new.get((peer, local), ((),))[0]
+            dst = next((self._rank[p] for p in receiver if p in self._rank), "other")
             key = (src if src is not None else "other", dst)
             flows.sent[key] = flows.sent.get(key, 0) + delta
         if before["loopback"] is not None and after["loopback"] is not None:

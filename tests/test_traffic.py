@@ -234,3 +234,22 @@ def test_retransmitted_bytes_are_not_counted_twice():
     meter._run = lambda argv: lines(141000, 40000)
     flows = meter.between(before, meter.snapshot())
     assert flows.to(0, 1) == 100000 and flows.resent == 40000, flows
+
+
+def test_the_receiver_is_the_socket_with_the_addresses_swapped():
+    """Linux gives one ephemeral port to connections of different processes as long as their peers differ: here
+    rank 1 connected to rank 0's listener (port 6000) from port 7000, and rank 0 to a third process from port 7000
+    too. Rank 0's 400 bytes went to rank 1 (the meter once read rank 0 as the receiver: the last socket listed with
+    the address 127.0.0.1:7000 was rank 0's own, and a correct ring lost its points)."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank = "ss", {11: 0, 12: 1}
+    meter._loopback = lambda: None
+    lines = lambda sent: (  # noqa: E731
+        "0 0 127.0.0.1:7000 127.0.0.1:6000 users:((\"python\",pid=12,fd=3))\n\t cubic bytes_sent:0 segs_out:1\n"
+        f"0 0 127.0.0.1:6000 127.0.0.1:7000 users:((\"python\",pid=11,fd=4))\n\t cubic bytes_sent:{sent} segs_out:9\n"
+        "0 0 127.0.0.1:7000 127.0.0.1:8000 users:((\"python\",pid=11,fd=5))\n\t cubic bytes_sent:0 segs_out:1\n")
+    meter._run = lambda argv: lines(100)
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(500)
+    flows = meter.between(before, meter.snapshot())
+    assert flows.sent == {(0, 1): 400}, flows.sent
