@@ -216,9 +216,10 @@ def build_root(req: dict) -> None:
             _dirs(root, link, made)
             _ro_bind(link, root + link)
             ro.append(root + link)
-    for path in req["ro"]:
+    for path in req["ro"]:   # a folder bound at its own path, or [source, path inside]
+        src, path = (path, path) if isinstance(path, str) else path
         _dirs(root, path, made)
-        _ro_bind(path, root + path)
+        _ro_bind(src, root + path)
         ro.append(root + path)
     work = req["workdir"]
     _dirs(root, work, made)
@@ -305,19 +306,26 @@ def _run_kernel(req: dict) -> None:
     sys.dont_write_bytecode = True
     _fresh_random()
     code = 0
+    # sys.path as Python makes it for the command: its first entry, then PYTHONPATH's
+    extra = [p for p in req["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
+
+    def path_from(first: str) -> None:
+        sys.path[:] = [first, *extra, *(p for p in sys.path[1:] if p not in extra)]
+        for p in extra:   # looked up (and not found) by the server, before this tree existed
+            sys.path_importer_cache.pop(p, None)
+
     try:
-        if "code" in req:     # python -c code args (PYTHONPATH's folders first, as Python
-            sys.argv = ["-c"] + req["args"]  # puts them)
-            extra = [p for p in req["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
-            sys.path[:] = ["", *extra, *(p for p in sys.path[1:] if p not in extra)]
+        if "code" in req:     # python -c code args
+            sys.argv = ["-c"] + req["args"]
+            path_from("")
             exec(compile(req["code"], "<string>", "exec"), {"__name__": "__main__"})
         elif "module" in req:   # python -m module args
             sys.argv = [req["module"]] + req["args"]
-            sys.path[0] = os.getcwd()
+            path_from(os.getcwd())
             runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
         else:                 # python script args
             sys.argv = [req["path"]] + req["args"]
-            sys.path[0] = os.path.dirname(os.path.abspath(req["path"]))
+            path_from(os.path.dirname(os.path.abspath(req["path"])))
             runpy.run_path(req["path"], run_name="__main__")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -73,6 +73,8 @@ SLOT_DIR = Path("/run/course-sandbox")   # lock files of the uid slots (root onl
 CGROUP_PREFIX = "course-sandbox"
 INSTALL_HINT = "apt-get install bubblewrap"
 FILES_INSIDE = "/.sandbox-files"        # the starting files, read-only, copied to the tmpfs
+LIB_INSIDE = "/.course-lib"             # the course's labkit inside (first on its PYTHONPATH)
+LABKIT = REPO / "labkit"                # the course's labkit, which the sandbox gets a copy of
 
 
 @dataclass(frozen=True)
@@ -396,6 +398,29 @@ def _python_roots() -> list[Path]:
     return sorted(roots)
 
 
+_lib_lock = threading.Lock()
+_libs: dict[Path, Path] = {}
+
+
+def course_lib() -> Path:
+    """The course's ``labkit`` as every sandbox of this grading process sees it: a copy any
+    uid can read, made once in the process's private folder. The course folder itself may be
+    closed to all but the instructor's group (``make hub`` leaves it 2770, its files 0660),
+    and the sandbox's uid is none of those: bound from there, ``import labkit`` failed with
+    a PermissionError in every student's kernel and every test cell timed out."""
+    source = LABKIT
+    with _lib_lock:
+        dest = _libs.get(source)
+        if dest is None or not dest.is_dir():
+            dest = Path(tempfile.mkdtemp(prefix="labkit-", dir=private_folder()))
+            shutil.copytree(source, dest, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            for path in [dest, *dest.rglob("*")]:
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
+            _libs[source] = dest
+    return dest
+
+
 def _own_processes() -> int:
     """Processes and threads this user runs now (RLIMIT_NPROC counts them all)."""
     uid, count = os.getuid(), 0
@@ -478,8 +503,10 @@ def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | 
                 out += ["--perms", "0755", "--dir", str(parent)]
         return out
 
-    for path in _python_roots() + [REPO / "labkit"]:
+    for path in _python_roots():
         args += parents(path) + ["--ro-bind", str(path), str(path)]
+    args += parents(Path(LIB_INSIDE, "labkit")) + ["--ro-bind", str(course_lib()),
+                                                   f"{LIB_INSIDE}/labkit"]
     args += parents(workdir) + ["--perms", "1777", "--size", str(limits.scratch_bytes),
                                 "--tmpfs", str(workdir), "--ro-bind", str(workdir), FILES_INSIDE]
     for path in rw:
@@ -513,6 +540,7 @@ def _sandbox_env(env: dict) -> dict:
     bindir = str(Path(sys.executable).parent)
     kept.update(HOME="/home/student", USER="student", TMPDIR="/tmp",
                 PATH=f"{bindir}:/usr/local/bin:/usr/bin:/bin", PYTHONNOUSERSITE="1",
+                PYTHONPATH=LIB_INSIDE,
                 MPLCONFIGDIR="/tmp/matplotlib", PYTHONDONTWRITEBYTECODE="1")
     kept.setdefault("LANG", "C.UTF-8")
     return kept
@@ -618,7 +646,8 @@ class Sandbox:
         self._folder_pid = self.folder / "inner.pid"
         self._folder_pid.unlink(missing_ok=True)
         req = {"root": str(root), "workdir": str(workdir), "rw": [str(p) for p in rw],
-               "ro": [str(p) for p in _python_roots() + [REPO / "labkit"]],
+               "ro": [str(p) for p in _python_roots()]
+               + [[str(course_lib()), f"{LIB_INSIDE}/labkit"]],
                "limits": asdict(self.limits), "uid": self.uid,
                "nproc": self.limits.processes if os.geteuid() == 0
                else _own_processes() + self.limits.processes,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -890,3 +891,21 @@ def test_forked_workers_take_the_malloc_settings_of_their_environment(forked):
         " workers.run(mapped, 1))"], timeout=120)
     assert error is None, error
     assert outputs[0] == ["[1] [0]\n"], outputs
+
+
+def test_labkit_is_imported_from_a_course_closed_to_other_users(box, tmp_path, monkeypatch):
+    """A course folder closed to all but its group, as make hub leaves it (2770 at the top,
+    folders 2770, files 0660): the sandbox's uid is not in that group, yet its kernel imports
+    the course's labkit (bound from there, every kernel failed: PermissionError on
+    labkit/__init__.py, and make autograde on a hub gave every student 0)."""
+    course = tmp_path / "closed-course"
+    shutil.copytree(REPO / "labkit", course / "labkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (course / "labkit" / "course_marker.py").write_text("WHERE = 'the closed course'\n")
+    for path in [course, *course.rglob("*")]:
+        os.chmod(path, 0o2770 if path.is_dir() else 0o660)
+    monkeypatch.setattr(sandbox, "LABKIT", course / "labkit")
+    got = run_py("import labkit, labkit.course_marker as m; print(m.WHERE, labkit.__file__)",
+                 box)
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.startswith("the closed course /.course-lib/labkit/"), got.stdout
