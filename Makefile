@@ -11,13 +11,13 @@
 #                                   test inputs: a correct answer must lose nothing
 #   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex
 #                                   SANDBOX=off DB_URL=postgresql://user@host/course
-#                                   SCHEDULER=tcp://host:8786]
+#                                   SCHEDULER=tcp://host:8786 REGRADE=all|ada,ben]
 #                                   grade a whole class: gradebook, feedback, CSV, item report
 #                                   (on a local Dask cluster, or the one SCHEDULER names)
 #   make grade-demo                 grade a synthetic class of 00_getting_started
 #   make hub [HUB_PORT=8000]        the course on a local JupyterHub (as root): Unix accounts
 #                                   ada, ben, cy and instructor, nbgrader's exchange in
-#                                   /srv/nbgrader/exchange (grading/hub/); make hub-stop stops it
+#                                   /srv/nbgrader/fast-dl (grading/hub/); make hub-stop stops it
 #   make system                     install what the course needs from the OS (Debian):
 #                                   chromium (browser tests), bubblewrap (grading sandbox),
 #                                   postgresql (a class server's gradebook), nodejs and npm
@@ -116,7 +116,7 @@ autograde: system $(STAMP)
 	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
 	  $(if $(filter command line environment,$(origin JOBS)),--jobs $(JOBS)) \
 	  $(if $(PATTERN),--pattern '$(PATTERN)') $(if $(DB_URL),--db-url '$(DB_URL)') \
-	  $(if $(SCHEDULER),--scheduler '$(SCHEDULER)')
+	  $(if $(SCHEDULER),--scheduler '$(SCHEDULER)') $(if $(REGRADE),--regrade '$(REGRADE)')
 
 grade-demo: system $(STAMP)
 	@$(BIN)/python grading/demo.py

@@ -40,7 +40,7 @@ bindir = Path(os.environ.get("HUB_USER_BIN") or "/opt/fast-dl-hub/env/bin")
 student_config = Path(os.environ.get("HUB_STUDENT_CONFIG") or "/opt/fast-dl-hub/student")
 instructor_config = Path(os.environ.get("HUB_INSTRUCTOR_CONFIG")
                          or "/opt/fast-dl-hub/instructor")
-exchange = Path(os.environ.get("COURSE_EXCHANGE") or "/srv/nbgrader/exchange")
+exchange = Path(os.environ.get("COURSE_EXCHANGE") or "/srv/nbgrader/fast-dl")
 
 # -- the hub and its proxy ------------------------------------------------------------
 c.JupyterHub.ip = os.environ.get("HUB_IP", "127.0.0.1")

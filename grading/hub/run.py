@@ -3,7 +3,7 @@
     python grading/hub/run.py [--port 8000] [--state grading/hub/state] [--course ROOT]
                               [--students ada,ben,cy] [--instructor instructor]
                               [--password course-demo] [--shared /opt/fast-dl-hub]
-                              [--exchange /srv/nbgrader/exchange]
+                              [--exchange /srv/nbgrader/fast-dl]
     python grading/hub/run.py --stop [--state grading/hub/state]
 
 Run as root. Every step is idempotent (a second run changes nothing):
@@ -16,8 +16,10 @@ Run as root. Every step is idempotent (a second run changes nothing):
    folder is needed by a student's server;
 3. the course folder: group <instructor>, no access for others (mode 2770 at the top), the
    hub's own state (cookie secret, database) root's alone (0700);
-4. nbgrader's exchange (--exchange), outside the course, as nbgrader's multi-user setup
-   has it (1777 at the top; nbgrader makes inbound 2733, outbound 0755, feedback 0711);
+4. nbgrader's exchange (--exchange), outside the course, one root per course (1777 at the
+   top), its course folders made by root before any student can (inbound 3733: sticky, so
+   no student renames another's hand-in; outbound 0755; feedback 0711), marked with the
+   course folder it serves (grading/hub/exchange.py prepare_exchange);
 5. configurable-http-proxy (pinned in grading/hub/package-lock.json) with ``npm ci``;
 
 then runs ``jupyterhub -f grading/hub/jupyterhub_config.py`` in the foreground (Ctrl+C
@@ -42,11 +44,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+if str(REPO) not in sys.path:   # run as a script: grading.* from this course
+    sys.path.insert(0, str(REPO))
 PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
 STAMP = HERE / "node_modules" / ".installed"
 USERNAME = re.compile(r"^[a-z][a-z0-9_-]{0,30}$")
 SHARED = Path(os.environ.get("HUB_SHARED") or "/opt/fast-dl-hub")
-EXCHANGE = Path(os.environ.get("HUB_EXCHANGE") or "/srv/nbgrader/exchange")
+EXCHANGE = Path(os.environ.get("HUB_EXCHANGE") or "/srv/nbgrader/fast-dl")
 BASE_PYTHONS = ("/usr/bin/python3.11", "/usr/local/bin/python3.11")
 # never given to the instructor's group: the hub's secrets, the course's environment, git
 PRIVATE = ("grading/hub/state", "grading/hub/node_modules", ".venv", ".git")
@@ -291,17 +295,15 @@ def instructor_can_reach(course: Path, instructor: str) -> None:
                        f"may pass (e.g. /srv/course), or chmod o+x {blocked}")
 
 
-def ensure_exchange(exchange: Path) -> Path:
-    """nbgrader's exchange root as its multi-user docs have it: writable by everybody, here
-    with the sticky bit (nobody renames another's folder); nbgrader makes the course's
-    inbound (2733: students drop a hand-in, cannot list), outbound (0755) and feedback
-    (0711: a student reads the feedback whose name only their hand-in's secret gives)."""
-    for parent in reversed(exchange.parents):
-        if not parent.exists():
-            parent.mkdir()
-            parent.chmod(0o755)
-    exchange.mkdir(exist_ok=True)
-    exchange.chmod(0o1777)
+def ensure_exchange(exchange: Path, course: Path) -> Path:
+    """nbgrader's exchange of this course (grading/hub/exchange.py prepare_exchange)."""
+    from grading.hub.exchange import ExchangeError, prepare_exchange
+
+    try:
+        for line in prepare_exchange(exchange, course):
+            print(f"hub: warning: {line}", file=sys.stderr)
+    except ExchangeError as exc:
+        raise HubError(str(exc)) from None
     return exchange
 
 
@@ -346,7 +348,7 @@ def hub_environment(args) -> dict:
     configs = user_configs(args.shared)
     secure_course(course, args.instructor)
     instructor_can_reach(course, args.instructor)
-    exchange = ensure_exchange(args.exchange.resolve())
+    exchange = ensure_exchange(args.exchange.resolve(), course)
     env = dict(os.environ)
     env.update({
         "HUB_STATE": str(state), "COURSE_ROOT": str(course), "HUB_PORT": str(args.port),
