@@ -65,6 +65,7 @@ class Options:
     sandbox: str = "on"
     db_url: str | None = None
     scheduler: str | None = None
+    regrade: str = ""    # "all", or students' ids separated by commas: graded again anyway
 
 
 @dataclass
@@ -74,6 +75,7 @@ class Outcome:
     graded: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     problems: dict[str, list[str]] = field(default_factory=dict)
+    grader_errors: dict[str, str] = field(default_factory=dict)   # not graded: the grader's
     notes: dict[str, list[str]] = field(default_factory=dict)   # graded, with a reason to see
     rows: list[dict] = field(default_factory=list)
     items: list[dict] = field(default_factory=list)
@@ -289,6 +291,12 @@ def autograde(opts: Options) -> Outcome:
                 graded_before = {s.student.id for s in gb.find_assignment(a).submissions}
         except MissingEntry:
             pass
+    regrade = {s.strip() for s in opts.regrade.split(",") if s.strip()}
+    unknown = sorted(regrade - set(students) - {"all"})
+    if unknown:
+        raise UsageError(f"REGRADE={opts.regrade}: {', '.join(unknown)} handed in nothing in "
+                         f"SUBMISSIONS ({len(students)} students did); name students who "
+                         "did, or REGRADE=all")
     imported_at = {}
     for sid, sub in sorted(students.items()):
         dest = submitted / sid / a
@@ -299,7 +307,8 @@ def autograde(opts: Options) -> Outcome:
         imported_at[sid] = stamp
         digest = hashlib.sha256((sub.digest() + key).encode()).hexdigest()
         old = state["students"].get(sid, {})
-        if (old.get("digest") == digest and sid in graded_before
+        if (sid not in regrade and regrade != {"all"} and old.get("digest") == digest
+                and sid in graded_before
                 and (not old.get("graded") or (course / "grading" / "autograded" / sid / a).is_dir())):
             out.unchanged.append(sid)
             continue
@@ -321,10 +330,15 @@ def autograde(opts: Options) -> Outcome:
             def on_result(r: dict) -> None:
                 t0 = time.monotonic()
                 sid = r["student"]
-                if "crash" in r:
-                    r = {"student": sid, "notebooks": {}, "graded": False,
-                         "errors": ["the grader failed on this submission; scored 0: "
-                                    + r["crash"].strip().splitlines()[-1]]}
+                if "crash" in r or "grader_error" in r:
+                    # the grader's failure is never the student's grade: nothing is merged
+                    # and the state is not updated, so the next run grades it again
+                    why = r.get("grader_error") or r["crash"].strip().splitlines()[-1]
+                    out.grader_errors[sid] = why
+                    out.problems[sid] = [f"not graded, the grader's error (not the student's; "
+                                         f"the gradebook keeps what it had): {why}"]
+                    bar.update(1)
+                    return
                 # the submission time is when its content was imported, never a file's claim
                 merge_result(db_url, a, r, imported_at.get(sid))
                 files = r.get("files", {}) if r.get("graded") else {}
@@ -404,6 +418,7 @@ def autograde(opts: Options) -> Outcome:
 def print_summary(opts: Options, out: Outcome) -> None:
     a = opts.assignment
     print(f"\n{a}: {len(out.graded)} graded, {len(out.unchanged)} unchanged (kept), "
+          f"{len(out.grader_errors)} not graded (the grader's error), "
           f"{len(out.rows)} in the gradebook, {out.seconds:.1f} s")
     if opts.sandbox == "on":
         print("Students' code ran in a sandbox (grading/sandbox.py): no network, no view of "
@@ -424,6 +439,14 @@ def print_summary(opts: Options, out: Outcome) -> None:
     print(table(["cell", "points", "full", "partial", "none", "mean"],
                 [[i["cell"], num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
                  for i in out.items]))
+    if out.grader_errors:
+        print("\nNot graded because the GRADER failed (not the students' work; their entries "
+              "in the gradebook are unchanged):")
+        for sid, why in sorted(out.grader_errors.items()):
+            print(f"  {sid}: {why}")
+        print(f"Fix the cause and run the same command again: only these are graded again "
+              f"(REGRADE=all or REGRADE={','.join(sorted(out.grader_errors))} also regrades "
+              "on request).")
     for who in sorted(k for k in out.problems if k == "(import)"):
         print("\nImport problems:\n  " + "\n  ".join(out.problems[who]))
     g = opts.course / "grading"
@@ -451,11 +474,14 @@ def main(argv: list[str]) -> int:
                    "postgresql://user@host/course (default: grading/gradebook.db, SQLite)")
     p.add_argument("--scheduler", default=None, help="grade on an existing Dask cluster, e.g. "
                    "tcp://host:8786 (default: a local cluster, one worker per core or --jobs)")
+    p.add_argument("--regrade", default="", help="all, or students' ids (ada,ben): grade "
+                   "them again even where their submission did not change")
     args = p.parse_args(argv)
     opts = Options(args.assignment, Path(args.submissions) if args.submissions else None,
                    args.course.resolve(), args.jobs, args.hidden, args.pattern or None,
                    args.cell_timeout, args.quiet, sandbox=args.sandbox,
-                   db_url=args.db_url or None, scheduler=args.scheduler or None)
+                   db_url=args.db_url or None, scheduler=args.scheduler or None,
+                   regrade=args.regrade)
     try:
         out = autograde(opts)
     except (UsageError, SubmissionsError, ClusterError) as exc:
@@ -466,7 +492,7 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 130
     print_summary(opts, out)
-    return 0
+    return 1 if out.grader_errors else 0
 
 
 if __name__ == "__main__":

@@ -252,6 +252,9 @@ class Child:
                                        "job; scored 0")
             if "crash" in reply:
                 return {"student": student, "crash": str(reply["crash"])}
+            if "grader_error" in reply:
+                return {"student": student, "grader_error": str(reply["grader_error"])[:2000],
+                        "notes": [str(n) for n in reply.get("notes", [])]}
             return {"student": student, "notebooks": reply.get("notebooks", {}),
                     "notes": list(reply.get("notes", [])), "errors": list(reply.get("errors", [])),
                     "graded": bool(reply.get("graded")), "seconds": reply.get("seconds"),

@@ -124,6 +124,15 @@ class Worker:
         graded = False
         if present:
             res = self.api.autograde(a, student, force=True, create=True)
+            failure = _grader_failure(res)
+            if failure:  # once more: a kernel that could not start may start the next time
+                print(f"grading {student}: the grader's failure ({failure}); trying once more",
+                      file=sys.stderr)
+                res = self.api.autograde(a, student, force=True, create=True)
+                failure = _grader_failure(res)
+            if failure:  # never a grade: reported as the grader's, the gradebook untouched
+                return {"student": student, "grader_error": failure, "notes": notes,
+                        "seconds": round(time.monotonic() - start, 3)}
             if res.get("success"):
                 graded = True
                 limit = self.api.config.Execute.timeout
@@ -192,6 +201,15 @@ def run_notes(data: bytes, limit) -> list[str]:
         notes.append(f"the kernel died outside a cell; {not_run} code cell(s) not run, "
                      "their tests scored 0")
     return notes
+
+
+def _grader_failure(res: dict) -> str | None:
+    """The cause, where an nbgrader run failed for the grader's reason, not the student's."""
+    from grading.preprocessors import grader_failure
+
+    if res.get("success"):
+        return None
+    return grader_failure(f"{res.get('log', '')}\n{res.get('error', '')}")
 
 
 def _why(res: dict) -> str:

@@ -6,6 +6,8 @@
   outputs and scores. Outputs are capped while they stream in: a cell that prints without
   end holds at most ``max_cell_output_chars`` in the grading process (a notebook at most
   ``max_notebook_output_chars``), with a note in the cell that the rest was cut.
+  A kernel that cannot start, or cannot import the course's code, before any of the
+  submission's cells ran is the grader's failure, not the student's: ``GraderFailure``.
 - ``CapOutput``: caps the characters of every output (nbgrader's LimitOutput caps lines
   only, so one megabyte-long line would pass through).
 - ``HideHiddenTests``: for feedback, replaces the hidden-test region of each test cell with
@@ -31,6 +33,22 @@ _CUT_NOTE = ("\n... [output cut while the cell ran: more than {n:,} characters; 
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
 END_HIDDEN = "END HIDDEN TESTS"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class GraderFailure(RuntimeError):
+    """The grader could not run a submission (no kernel, or the course's code not
+    importable in it) before any of its cells ran: never a grade. The message names the
+    cause; grading/grade_worker.py tries once more, then reports it as the grader's."""
+
+
+# what the learner's kernel imports, as the grader's own check, before any submitted cell
+COURSE_IMPORT = "import labkit"
+
+
+def grader_failure(text: str) -> str | None:
+    """The cause a GraderFailure named in an nbgrader run's log or error text, or None."""
+    found = re.findall(r"GraderFailure: (.+)", _ANSI.sub("", str(text)))
+    return found[-1].strip()[:500] if found else None
 
 
 def _error(ename: str, evalue: str, lines: list[str] | None = None) -> NotebookNode:
@@ -78,10 +96,14 @@ class RobustExecute(Execute):
         self._kept: dict[int, int] = {}   # characters kept so far, per cell index
         self._kept_total = 0
         self._cut: set[int] = set()
+        self._started = False   # a kernel answered the grader's own import of the course
         try:
             return super().preprocess(nb, resources, km)
-        except DeadKernelError:
-            # The kernel died outside a cell (start-up or shutdown): mark what did not run.
+        except DeadKernelError as exc:
+            if not self._started:
+                raise GraderFailure(f"the learner's kernel died before any cell ran ({exc}); "
+                                    "no submitted code had run") from None
+            # The kernel died outside a cell (shutdown): mark what did not run.
             for cell in nb.cells:
                 if cell.cell_type == "code" and cell.get("execution_count") is None:
                     cell.outputs.append(_error("KernelDied", "the kernel died before this "
@@ -95,11 +117,34 @@ class RobustExecute(Execute):
         return km
 
     async def async_start_new_kernel_client(self):
-        kc = await super().async_start_new_kernel_client()
+        try:
+            kc = await super().async_start_new_kernel_client()
+        except (RuntimeError, TimeoutError) as exc:  # e.g. died before replying to kernel_info
+            raise GraderFailure(f"the learner's kernel did not start ({exc}); no submitted "
+                                "code had run") from None
         seal = getattr(self.km, "seal", None)
         if seal is not None:  # the sandbox's sockets folder is the grader's from now on
             seal()
+        await self._check_course_import(kc)
+        self._started = True
         return kc
+
+    async def _check_course_import(self, kc) -> None:
+        """The course's code imports in the fresh kernel (it runs as the sandbox's uid, which
+        a course folder closed to others locks out), before any submitted cell: else every
+        test would fail for a reason that is not the student's."""
+        try:
+            reply = await kc.execute_interactive(COURSE_IMPORT, silent=True,
+                                                 store_history=False, timeout=120,
+                                                 output_hook=lambda msg: None)
+        except TimeoutError:
+            raise GraderFailure(f"'{COURSE_IMPORT}' did not finish within 120 s in the "
+                                "learner's kernel; no submitted code had run") from None
+        content = reply.get("content", {})
+        if content.get("status") != "ok":
+            raise GraderFailure(f"the learner's kernel cannot import the course's code "
+                                f"({content.get('ename')}: {content.get('evalue')}); no "
+                                "submitted code had run. Check that the sandbox can read labkit")
 
     def start_new_kernel_client(self):
         # nbclient's sync wrapper is bound to its own coroutine: dispatch to the override

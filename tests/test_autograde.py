@@ -621,3 +621,62 @@ def test_feedback_shows_no_grader_plumbing(graded_class, student):
     for numbers in (counts, prompts):
         twice = [n for n, k in collections.Counter(numbers).items() if k > 1]
         assert not twice, f"{student}: prompt numbers shown more than once: {twice}"
+
+
+# ---------------------------------------------------------------- the grader's own failures
+
+def test_regrade_on_request_and_a_graders_failure_is_never_stored(graded_class, monkeypatch):
+    """REGRADE= grades named students again though nothing changed; a result the grader
+    could not produce (its error, not the student's) changes nothing in the gradebook, is
+    listed as the grader's, and the next run grades that student again."""
+    import dataclasses
+
+    from grading import cluster
+
+    opts, course = graded_class["opts"], graded_class["course"]
+    before = {r["student"]: r["score"] for r in ag.autograde(opts).rows}
+    out = ag.autograde(dataclasses.replace(opts, regrade="blank"))
+    assert out.graded == ["blank"] and "blank" not in out.unchanged, out.graded
+    with pytest.raises(ag.UsageError, match="nobody"):
+        ag.autograde(dataclasses.replace(opts, regrade="nobody"))
+
+    def failing(opts, template, todo, on_result, on_lost, limit, report):
+        for student, _ in todo:
+            on_result({"student": student, "grader_error": "the learner's kernel cannot "
+                       "import the course's code (PermissionError: ...)"})
+
+    monkeypatch.setattr(cluster, "grade_all", failing)
+    out = ag.autograde(dataclasses.replace(opts, regrade="all"))
+    assert sorted(out.grader_errors) == sorted(before) and out.graded == [], out.graded
+    assert {r["student"]: r["score"] for r in out.rows} == before, "a grader error was stored"
+    assert "PermissionError" in out.problems["blank"][0]
+    monkeypatch.undo()
+    out = ag.autograde(opts)   # still the old digests in the state: nothing to redo
+    assert out.graded == [] and {r["student"]: r["score"] for r in out.rows} == before
+
+
+def test_a_course_whose_code_cannot_be_imported_is_the_graders_failure(tmp_path, monkeypatch):
+    """The learner's kernel cannot import the course's labkit (here: a copy that raises): no
+    submitted cell has run, so the grading process reports the grader's failure, naming
+    the cause, after trying twice, and gives no grade (before: every test cell timed out and
+    the student scored 0)."""
+    from grading import sandbox
+    from grading.grade_worker import Worker
+
+    import os
+    import shutil
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    course = tmp_path / "course"
+    shutil.copytree(SOLUTIONS / A, course / "solutions" / A)
+    template = ag.prepare_template(ag.Options(A, tmp_path, course), tmp_path / "work")
+    broken = tmp_path / "broken" / "labkit"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('the course code is broken here')\n")
+    monkeypatch.setattr(sandbox, "LABKIT", broken)
+    hand_in = tmp_path / "ada"
+    hand_in.mkdir()
+    nbformat.write(solution(), str(hand_in / NB))
+    result = Worker(template, A, "hide", sandbox=True).grade("ada", str(hand_in))
+    assert "the course code is broken here" in result.get("grader_error", ""), result
+    assert "notebooks" not in result and not result.get("graded"), result
