@@ -5,7 +5,8 @@
 #                                   its released state; the rest of your work is kept
 #   make test                       run the whole test suite
 #   make release                    regenerate notebooks/ from solutions/
-#   make validate NB=path.ipynb     check your answers in one notebook
+#   make validate NB=NN_topic       check your answers in one notebook of work/ (or
+#                                   NB=path/to/notebook.ipynb)
 #   make bench                      print the figures the course promises
 #   make soak [NB=NN_topic SCALE=10 SEEDS=2]  grade the solutions with many more generated
 #                                   test inputs: a correct answer must lose nothing
@@ -100,8 +101,10 @@ test: system $(STAMP) lint
 release: $(STAMP)
 	$(BIN)/python grading/release.py $(NB)
 
+# failing tests are validate's report, not make's error: only a notebook it cannot check
+# (status 2) fails the target
 validate: $(STAMP)
-	@$(BIN)/python grading/validate.py $(NB)
+	@$(BIN)/python grading/validate.py $(NB); status=$$?; [ $$status -ne 2 ]
 
 # the solutions graded with SCALE times the generated examples under SEEDS seeds (tests/soak.py)
 soak: system $(STAMP)

@@ -1,10 +1,14 @@
 """Check your answers in one notebook: which test cells pass, which fail, and why.
 
-    make validate NB=notebooks/01_async_execution/01_async_execution.ipynb
+    make validate NB=01_async_execution          # your copy: work/01_async_execution/...
+    make validate NB=path/to/any/notebook.ipynb
 
-The notebook is run top to bottom in a fresh kernel, as nbgrader runs it (with
+NB takes the forms make reset takes: a notebook's name (NN_topic, or NN_topic.ipynb) is
+your working copy in work/ (made from notebooks/ if you have none yet); a path to an
+existing .ipynb file is that file. The notebook is run top to bottom in a fresh kernel, as nbgrader runs it (with
 NBGRADER_EXECUTION=validate); the file itself is never modified. Exit status: 0 when
-every test cell passes, 1 when some fail, 2 when the notebook cannot be checked.
+every test cell passes, 1 when some fail, 2 when the notebook cannot be checked (make
+validate itself fails only in that last case: failing tests are its normal report).
 
 The Validate button in Jupyter (nbgrader's validate server extension) says the same thing
 about each failed test cell: grading/nbgrader_config.py hands its Execute step
@@ -23,7 +27,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from grading.course import read_json_notebook  # noqa: E402
 from labkit.validation import NOT_DONE, brief_errors, failure_message  # noqa: E402,F401
 
-USAGE = "usage: make validate NB=notebooks/NN_topic/NN_topic.ipynb"
+USAGE = "usage: make validate NB=NN_topic (your copy in work/) or NB=path/to/notebook.ipynb"
+
+
+def resolve(nb: str) -> Path:
+    """The notebook ``nb`` names: an existing file, else the learner's working copy in work/
+    of the notebook with that name (as make reset names it). FileNotFoundError otherwise."""
+    from grading.course import REPO
+    from grading.workcopy import WORK, WorkError, _name, ensure
+
+    path = Path(nb)
+    if path.is_file() or path.suffix == ".ipynb" and len(path.parts) > 1:
+        return path
+    try:
+        name = _name(nb)
+    except WorkError:
+        raise FileNotFoundError(nb) from None
+    ensure(WORK, REPO / "notebooks")
+    return WORK / name / f"{name}.ipynb"
 
 
 def cell_results(nb) -> list[dict]:
@@ -93,6 +114,7 @@ def main(argv: list[str]) -> int:
         return 2
     path = Path(argv[0])
     try:
+        path = resolve(argv[0])
         return validate(path)
     except FileNotFoundError:
         print(f"validate: {path} does not exist; {USAGE}", file=sys.stderr)

@@ -183,6 +183,30 @@ def test_make_validate_prints_results_without_kernel_warnings(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.ipynb"], "validate left files behind"
 
 
+def test_make_validate_reports_failures_without_makes_error_line(tmp_path):
+    """Failing tests are validate's report: make ends on its summary, not on make's own
+    'Error 1' line (that is kept for a notebook it cannot check)."""
+    path = _tiny_assignment(tmp_path / "tiny.ipynb")
+    proc = _make("validate", f"NB={path}")
+    assert proc.returncode == 0 and "1 of 3 test cells pass" in proc.stdout, proc.stdout
+    assert "Error" not in proc.stderr, proc.stderr
+
+
+def test_validate_names_a_notebook_as_make_reset_does(tmp_path, monkeypatch):
+    """NB=NN_topic (or NN_topic.ipynb) is the learner's copy in work/, made from the
+    release when missing; a path to a file is that file; anything else is named back."""
+    from grading import validate, workcopy
+
+    monkeypatch.setattr(workcopy, "WORK", tmp_path / "work")
+    mine = tmp_path / "work" / FIRST / f"{FIRST}.ipynb"
+    assert validate.resolve(FIRST) == mine and mine.is_file()
+    assert validate.resolve(f"{FIRST}.ipynb") == mine
+    other = _tiny_assignment(tmp_path / "tiny.ipynb")
+    assert validate.resolve(str(other)) == other
+    with pytest.raises(FileNotFoundError):
+        validate.resolve("99_nothing")
+
+
 def test_wrong_python_is_one_clear_line(tmp_path):
     fake = tmp_path / "python3.12"
     fake.write_text("#!/bin/sh\nexec " + sys.executable + ' -c "import sys; sys.exit(1)" "$@"\n')
