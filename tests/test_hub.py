@@ -99,9 +99,15 @@ def _processes_of(marker: str) -> list[int]:
 class Hub:
     def __init__(self, base: Path):
         self.base = base
+        # one checkout, as README's loop runs: the course make hub closes (2770, files 0660)
+        # holds the code that grades it (its labkit is what the sandbox imports)
         self.course = scratch_course(base / "course")
-        for module in (REPO / "grading").glob("*.py"):  # the instructor's server reads the
-            shutil.copy2(module, self.course / "grading" / module.name)  # course's config
+        shutil.copytree(REPO / "labkit", self.course / "labkit",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / "grading", self.course / "grading", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "state", "node_modules",
+                                                      "collected", "submitted", "autograded",
+                                                      "feedback", "reports", "gradebook.db*"))
         self.state = base / "course" / "grading" / "hub" / "state"
         self.exchange = base / "exchange"
         self.port = 0
@@ -223,9 +229,9 @@ def new_page(browser):
 
 def exchange_py(step: str, course: Path) -> str:
     """A step of grading/hub/exchange.py as the instructor runs it (README's commands)."""
-    p = subprocess.run([sys.executable, str(REPO / "grading" / "hub" / "exchange.py"), step, A,
+    p = subprocess.run([sys.executable, str(course / "grading" / "hub" / "exchange.py"), step, A,
                         "--course", str(course), "--exchange", str(course.parent / "exchange")],
-                       cwd=REPO, capture_output=True, text=True, timeout=300)
+                       cwd=course, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, f"exchange.py {step} {A} failed:\n{p.stdout}\n{p.stderr}"
     return p.stdout
 
@@ -363,10 +369,10 @@ def run_flow(hub, browser, started: list) -> dict:
     timings["collect"] = time.monotonic() - t0 - sum(timings.values())
     lms = grade_lms_zip(collected / STUDENT / A / NB, hub.base / "lms")  # meanwhile
     started.append(lms[0])
-    grade = subprocess.run(
-        [sys.executable, str(REPO / "grading" / "autograde.py"), A, str(collected),
-         "--course", str(hub.course), "--jobs", "1", "--cell-timeout", "60"],
-        cwd=REPO, capture_output=True, text=True, timeout=600)
+    grade = subprocess.run(  # make autograde, run in the course the hub closed
+        [sys.executable, str(hub.course / "grading" / "autograde.py"), A, str(collected),
+         "--jobs", "1", "--cell-timeout", "60"],
+        cwd=hub.course, capture_output=True, text=True, timeout=600)
     assert grade.returncode == 0, grade.stdout[-3000:] + grade.stderr[-3000:]
     feedback = hub.course / "grading" / "feedback" / STUDENT / A
     assert (feedback / f"{A}.html").is_file(), grade.stdout[-3000:]
