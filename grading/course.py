@@ -92,12 +92,28 @@ def scratch_course(workdir: Path, names: list[str]) -> Path:
     return workdir
 
 
+# JupyterLab's and nbclient's cell tag: Run All goes on past this cell's error
+RUN_PAST = "raises-exception"
+
+
+def run_past_tests(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Every test cell tagged ``RUN_PAST``: Run All on a learner's notebook runs every cell,
+    a test whose exercise is not done yet shows its error and the run goes on (it stopped at
+    the first test cell of every blank notebook). Grading is unchanged: an error still
+    scores the cell 0."""
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            cell.metadata["tags"] = [RUN_PAST]
+    return nb
+
+
 def generate(name: str, root: Path, db_url: str | None = None) -> Path:
     """``nbgrader generate_assignment`` for one assignment; returns the released folder."""
     nbgrader("generate_assignment", name, "--force", root=root, db_url=db_url)
     out = root / "notebooks" / name
     for path in out.glob("*.ipynb"):
-        write_notebook(clean_notebook(nbformat.read(path, as_version=4)), path)
+        write_notebook(run_past_tests(clean_notebook(nbformat.read(path, as_version=4))), path)
     return out
 
 

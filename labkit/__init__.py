@@ -29,6 +29,22 @@ def grading_mode() -> bool:
     return bool(os.environ.get("NBGRADER_EXECUTION"))
 
 
+def _in_ipython() -> None:
+    """Where labkit is imported in an IPython kernel (a notebook), an exercise not done yet
+    says so in one line (labkit.validation.not_done_in_one_line); elsewhere nothing."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and hasattr(shell, "set_custom_exc"):
+        from labkit.validation import not_done_in_one_line
+
+        not_done_in_one_line(shell)
+
+
+_in_ipython()
+
+
 def __getattr__(name: str):
     if name in _SUBMODULES:
         module = importlib.import_module(f"{__name__}.{name}")

@@ -17,6 +17,22 @@ def _last_line(text: str) -> str:
 NOT_DONE = "not done yet: a solution cell above still raises NotImplementedError"
 
 
+def not_done_in_one_line(shell) -> None:
+    """In an IPython ``shell``: a NotImplementedError without a message (an exercise's
+    stub, still in place) shows as the one line ``NOT_DONE`` instead of a traceback. It stays an error (a test
+    cell still fails, and scores 0 when graded); Run All goes on past test cells (their
+    ``raises-exception`` tag), so a blank notebook shows one line per test not done yet."""
+    def handler(self, etype, value, tb, tb_offset=None):
+        if str(value):   # a library's NotImplementedError, with its reason: shown in full
+            stb = self.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+        else:            # an exercise's stub: raise NotImplementedError()
+            stb = [f"NotImplementedError: {NOT_DONE}"]
+        self._showtraceback(etype, value, stb)
+        return stb
+
+    shell.set_custom_exc((NotImplementedError,), handler)
+
+
 def failure_message(error: dict) -> str:
     """The one line said about a test cell's error output: not done yet, or the error's last line."""
     if error.get("ename") == "NotImplementedError":

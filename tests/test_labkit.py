@@ -22,6 +22,27 @@ def test_import_is_light():
     assert out.stdout.strip() == "[]", f"import labkit loaded {out.stdout.strip()}"
 
 
+def test_an_exercise_not_done_says_so_in_one_line(capsys):
+    """In a notebook, an exercise's stub (raise NotImplementedError()) shows one line, still an
+    error; a library's NotImplementedError with a reason keeps its whole traceback."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from labkit.validation import NOT_DONE, not_done_in_one_line
+
+    shell = InteractiveShell.instance()
+    try:
+        not_done_in_one_line(shell)
+        stub = shell.run_cell("def f():\n    raise NotImplementedError()\nf()")
+        out = capsys.readouterr().out.strip()
+        assert isinstance(stub.error_in_exec, NotImplementedError)
+        assert out == f"NotImplementedError: {NOT_DONE}", out
+        shell.run_cell("def g():\n    raise NotImplementedError('no meta kernel')\ng()")
+        out = capsys.readouterr().out
+        assert "Traceback" in out and "no meta kernel" in out and NOT_DONE not in out, out
+    finally:
+        InteractiveShell.clear_instance()
+
+
 def test_unknown_submodule_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         labkit.nope  # noqa: B018

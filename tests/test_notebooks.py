@@ -41,6 +41,32 @@ def graded(tmp_path_factory):
     return get
 
 
+def test_run_all_goes_on_past_every_test_cell_of_a_learner_notebook():
+    """Released test cells carry JupyterLab's and nbclient's ``raises-exception`` tag: Run All
+    on a blank notebook ran up to the first test cell and stopped there (00: cell 12 of 25).
+    One notebook is also run as nbconvert --execute runs it (errors stop it, but for tagged
+    cells): it reaches its last cell, each unfinished test saying so in one line."""
+    from nbclient import NotebookClient
+
+    from grading.course import RUN_PAST
+    from grading.kernels import IpcKernelManager
+
+    for a in ASSIGNMENTS:
+        nb = nbformat.read(NOTEBOOKS / a / f"{a}.ipynb", as_version=4)
+        untagged = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                    and c.metadata.get("nbgrader", {}).get("grade")
+                    and RUN_PAST not in c.metadata.get("tags", [])]
+        assert not untagged, f"{a}: test cells {untagged} stop Run All"
+    a = ASSIGNMENTS[0]
+    nb = nbformat.read(NOTEBOOKS / a / f"{a}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager,
+                   resources={"metadata": {"path": str(NOTEBOOKS / a)}}).execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[-1].execution_count is not None, "Run All did not reach the last cell"
+    shown = [o.traceback for c in code for o in c.outputs if o.output_type == "error"]
+    assert shown and all(len(tb) == 1 and "not done yet" in tb[0] for tb in shown), shown
+
+
 def test_there_are_notebooks():
     assert "00_getting_started" in ASSIGNMENTS, f"found only {ASSIGNMENTS} in {SOLUTIONS}"
 
