@@ -633,7 +633,7 @@ def test_regrade_on_request_and_a_graders_failure_is_never_stored(graded_class, 
 
     from grading import cluster
 
-    opts, course = graded_class["opts"], graded_class["course"]
+    opts = graded_class["opts"]
     before = {r["student"]: r["score"] for r in ag.autograde(opts).rows}
     out = ag.autograde(dataclasses.replace(opts, regrade="blank"))
     assert out.graded == ["blank"] and "blank" not in out.unchanged, out.graded
