@@ -17,7 +17,9 @@ itself before the kernel starts:
   (a copy of the released files), a minimal /dev and its own /proc; the old root is
   detached, so nothing of the grading host is reachable;
 - **who and how much**: the sandbox's own uid (no capability left, no new privileges),
-  its cgroup, and the same rlimits as the bubblewrap path.
+  its cgroup, and the same rlimits as the bubblewrap path;
+- **which system calls**: the seccomp filter of grading/seccomp.py (sent in the request),
+  installed in the kernel and in every worker once they have dropped to that uid.
 
 Nothing carries from one student to the next: each kernel is a fresh fork of the
 server, which never runs a kernel itself. The server needs root (to make mount and PID
@@ -59,6 +61,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC = 317, 1, 1   # x86-64
 EXIT_SETUP = 120          # the sandbox could not be made (its message on stderr)
 EXIT_FILES = 121          # the starting files do not fit in the scratch folder (as bwrap's path)
 
@@ -264,7 +267,8 @@ def build_root(req: dict) -> None:
 
 
 def _drop_to(req: dict) -> None:
-    """The kernel's process: rlimits, then the sandbox's uid with no capability left."""
+    """The kernel's process (and each worker's): rlimits, then the sandbox's uid with no
+    capability left, then the seccomp filter."""
     import resource
 
     lim, uid = req["limits"], req["uid"]
@@ -283,6 +287,23 @@ def _drop_to(req: dict) -> None:
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
     _check(_c().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    if req.get("seccomp"):
+        install_filter(bytes.fromhex(req["seccomp"]))
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_filter(program: bytes) -> None:
+    """Install a seccomp filter (grading/seccomp.py's program: an array of ``struct
+    sock_filter``) on this process, and on all its threads: it holds for this process
+    and everything it starts, and cannot be removed. Needs no_new_privs (or root)."""
+    buf = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len(program) // 8, ctypes.addressof(buf))
+    _check(_c().syscall(ctypes.c_long(SYS_SECCOMP), ctypes.c_long(SECCOMP_SET_MODE_FILTER),
+                        ctypes.c_long(SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(prog)),
+           "seccomp filter")
 
 
 def _fresh_random() -> None:
@@ -461,8 +482,9 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
 
 def _worker(req: dict, conn: socket.socket) -> None:
     """A worker forked by PID 1: its own session, the kernel's walls (rlimits, uid, no
-    capability), then the request (``python -c code args``: its environment, folder and
-    file descriptors, sent by labkit.workers' client), read only now. Never returns."""
+    capability, the seccomp filter), then the request (``python -c code args``: its
+    environment, folder and file descriptors, sent by labkit.workers' client), read only
+    now. Never returns."""
     try:
         signal.set_wakeup_fd(-1)
         for sig in (signal.SIGTERM, signal.SIGCHLD):

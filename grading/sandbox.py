@@ -11,6 +11,11 @@ bubblewrap (Debian package ``bubblewrap``), as an unprivileged user:
 - **What it can reach.** No network (a loopback of its own, so ``torch.distributed``
   still runs between its own processes), no other process (its own PID namespace), no
   grader pipe (the grader talks to the kernel only over the kernel's own sockets).
+- **Which system calls.** A seccomp filter (grading/seccomp.py, which lists them and
+  why) refuses new namespaces, mounts, ptrace, keyrings, bpf, io_uring, module loading and
+  the other calls the course never needs; bubblewrap reads it on a descriptor
+  (``--seccomp``) and applies it before the first command inside, and a sandbox forked
+  from the fork server installs the same one in its kernel and in every worker.
 - **How long and how much, per submission.** When the kernel ends or is killed, every
   process it started ends too, double forks included (the PID namespace goes with it, and
   its cgroup is emptied and removed). Where the machine has cgroups (v2 unified, or v1
@@ -63,6 +68,7 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Unicode
 
+from grading import seccomp
 from grading.kernels import private_folder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -371,6 +377,10 @@ def limits_note(limits: Limits = Limits()) -> list[str]:
                    + " per submission")
     per.append(f"scratch tmpfs {_size(limits.scratch_bytes)} (/tmp, /dev/shm, home "
                f"{_size(limits.tmp_bytes)} each)")
+    no_filter = seccomp.supported()
+    if not no_filter:
+        per.append(f"seccomp filter refusing {len(seccomp.REFUSED)} system calls "
+                   "(grading/seccomp.py)")
     root = os.geteuid() == 0
     if root:
         per.append(f"uid {UID_BASE}-{UID_BASE + SLOTS - 1}, one per concurrent sandbox "
@@ -381,6 +391,8 @@ def limits_note(limits: Limits = Limits()) -> list[str]:
     if missing:
         cant.append(", ".join(missing) + " per submission not set (" + (why or "no cgroups")
                     + "): only per-process rlimits hold for them")
+    if no_filter:
+        cant.append(f"no seccomp filter ({no_filter})")
     if not root:
         cant.append("one uid for every sandbox (the grader is not root): processes are "
                     "counted for all sandboxes of this user together")
@@ -458,6 +470,24 @@ def hosts_file() -> str | None:
     return str(path)
 
 
+def seccomp_file() -> str | None:
+    """The seccomp filter (grading/seccomp.py), compiled, in a file bubblewrap reads it
+    from: written once per grading process, in its private folder; None where the machine
+    gets no filter."""
+    program = seccomp.program()
+    if program is None:
+        return None
+    path = private_folder() / "seccomp.bpf"
+    if not path.exists():
+        part = path.with_name(f"seccomp.{threading.get_ident()}")
+        part.write_bytes(program)
+        os.replace(part, path)
+    return str(path)
+
+
+SECCOMP_FD = 3      # bubblewrap reads the filter on this descriptor (opened by /bin/sh)
+
+
 def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | None = None,
             limits: Limits = Limits(), uid: int = NOBODY) -> list[str]:
     """The command line that runs ``argv`` in a sandbox.
@@ -468,7 +498,9 @@ def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | 
     (the kernel's sockets). As root, bubblewrap makes the namespaces and ``setpriv``
     turns the process into ``uid`` before anything else runs; as an ordinary user,
     bubblewrap makes a user namespace and the code runs as that user, mapped, with no
-    capability. Use ``Sandbox`` for a uid of its own and a cgroup.
+    capability. Either way under the seccomp filter of grading/seccomp.py, which a shell
+    opens on a descriptor for bubblewrap (so the command line works from any caller).
+    Use ``Sandbox`` for a uid of its own and a cgroup.
     """
     root = os.geteuid() == 0
     args = ["bwrap", "--die-with-parent", "--hostname", "localhost",
@@ -526,7 +558,13 @@ def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | 
     start = (f"cp -R {FILES_INSIDE}/. . || {{ echo 'sandbox: its starting files do not fit "
              f"in its {limits.scratch_bytes}-byte scratch folder' >&2; exit 121; }}; "
              'exec "$@"')
-    return args + ["/bin/sh", "-c", start, "sandbox", *argv]
+    args += ["/bin/sh", "-c", start, "sandbox", *argv]
+    bpf = seccomp_file()
+    if bpf is None:
+        return args
+    args[1:1] = ["--seccomp", str(SECCOMP_FD)]
+    return ["/bin/sh", "-c", f'f=$1; shift; exec "$@" {SECCOMP_FD}<"$f"', "sandbox-seccomp",
+            bpf, *args]
 
 
 # Variables a kernel may keep from the grader's environment; everything else is dropped
@@ -654,6 +692,7 @@ class Sandbox:
                "env": _sandbox_env(env or {}),
                "cgroups": [str(f) for f in (self.cgroup.folders if self.cgroup else [])],
                "hosts": hosts_file(),
+               "seccomp": (seccomp.program() or b"").hex(),
                **target}
         fd, request = tempfile.mkstemp(prefix="request-", suffix=".json", dir=self.folder)
         with os.fdopen(fd, "w") as f:

@@ -7,6 +7,7 @@ sandbox through nbclient, as nbgrader does.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -16,11 +17,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
-from grading import sandbox
+from grading import sandbox, seccomp
 from grading.course import REPO
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the sandbox is Linux-only")
@@ -296,6 +298,149 @@ def test_gloo_process_group_runs_inside(box):
     assert "c10d" not in got.stderr, got.stderr[-2000:]
 
 
+# ------------------------------------------------- system calls (grading/seccomp.py)
+
+NEWUSER = 0x10000000
+# One call of each refused system call, with arguments a kernel that let it through would
+# answer otherwise than the filter does (a bad flag, descriptor or pointer), so that
+# nothing is done even where the call is not refused: its number and arguments.
+SYSCALL_PROBES = {
+    "unshare": [NEWUSER], "clone": [NEWUSER | 17], "clone3": [0, 0], "setns": [-1, 0],
+    "mount": [0, 0, 0, 0, 0], "umount2": [0, 0xFFFFFFFF], "pivot_root": [0, 0],
+    "chroot": [0], "open_tree": [-1, 0, 0xFFFFFFFF], "move_mount": [-1, 0, -1, 0, 0xFFFFFFFF],
+    "fsopen": [0, 0xFFFFFFFF], "fsconfig": [-1, 0xFF, 0, 0, 0], "fsmount": [-1, 0xFFFFFFFF, 0],
+    "fspick": [-1, 0, 0xFFFFFFFF], "mount_setattr": [-1, 0, 0xFFFFFFFF, 0, 0],
+    "keyctl": [-1, 0, 0, 0, 0], "add_key": [0, 0, 0, 0, 0], "request_key": [0, 0, 0, 0],
+    "bpf": [-1, 0, 0], "perf_event_open": [0, 0, -1, -1, 0], "userfaultfd": [0xFFFFFFFF],
+    "io_uring_setup": [0, 0], "io_uring_enter": [-1, 0, 0, 0, 0, 0],
+    "io_uring_register": [-1, 0, 0, 0], "lookup_dcookie": [0, 0, 0],
+    "ptrace": [-1, 0, 0, 0], "process_vm_readv": [0, 0, 0, 0, 0, 1],
+    "process_vm_writev": [0, 0, 0, 0, 0, 1], "kexec_load": [0, 0, 0, 0xFFFFFFFF],
+    "kexec_file_load": [-1, -1, 0, 0, 0xFFFFFFFF], "init_module": [0, 0, 0],
+    "finit_module": [-1, 0, 0xFFFFFFFF], "delete_module": [0, 0xFFFFFFFF],
+    "open_by_handle_at": [-1, 0, 0], "name_to_handle_at": [-1, 0, 0, 0, 0xFFFFFFFF],
+    "swapon": [0, 0], "swapoff": [0], "reboot": [0, 0, 0, 0], "acct": [1],
+    "quotactl": [0xFFFFFFFF, 0, 0, 0], "quotactl_fd": [-1, 0, 0, 0], "settimeofday": [1, 0],
+    "clock_settime": [-1, 0], "clock_adjtime": [-1, 0], "adjtimex": [0], "iopl": [4],
+    "ioperm": [0x10000, 1, 1], "personality": [0x0040000],   # ADDR_NO_RANDOMIZE
+}
+
+# Each probe in a child of its own (an unshare that went through changes only that child);
+# prints {name: errno, or 0 where the call went through}.
+CALL_EACH = """
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+
+def call(nr, args):
+    pid = os.fork()
+    if pid == 0:
+        got = libc.syscall(ctypes.c_long(nr), *(ctypes.c_long(a) for a in args))
+        os._exit(0 if got >= 0 else ctypes.get_errno())   # a clone's child: 0 at once
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+probes = json.loads(%r)
+print(json.dumps({name: call(nr, args) for name, (nr, args) in probes.items()}))
+"""
+
+
+def _probes() -> dict:
+    return {name: (seccomp.REFUSED[name], args) for name, args in SYSCALL_PROBES.items()}
+
+
+def _refusal(name: str) -> int:
+    return errno.ENOSYS if name in seccomp.ENOSYS_CALLS else errno.EPERM
+
+
+def test_every_refused_call_has_a_probe_and_its_x86_64_number():
+    assert set(SYSCALL_PROBES) == set(seccomp.REFUSED)
+    header = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h")
+    if not header.exists():
+        pytest.skip("no asm/unistd_64.h to check the numbers against")
+    numbers = dict(line.split()[1:3] for line in header.read_text().splitlines()
+                   if line.startswith("#define __NR_"))
+    assert {n: int(numbers["__NR_" + n]) for n in seccomp.REFUSED} == seccomp.REFUSED
+
+
+@needs_root
+def test_the_filter_itself_refuses_each_listed_call(tmp_path):
+    """Outside any sandbox, as root (where the kernel itself refuses none of the probes
+    for want of a capability): each probe is answered otherwise without the filter, and
+    with the refusal under it; a call from outside x86-64's numbers (x32, which a kernel
+    may not have at all) is refused too."""
+    probes = {**_probes(), "getpid (x32)": (seccomp.X32_SYSCALL_BIT | 39, [])}
+    script = tmp_path / "calls.py"
+    script.write_text(CALL_EACH % json.dumps(probes))
+    free = json.loads(subprocess.run([sys.executable, str(script)], capture_output=True,
+                                     text=True, timeout=60, check=True).stdout)
+    filtered = subprocess.run(
+        [sys.executable, "-c", "import sys, runpy, ctypes; from grading import seccomp, "
+         "forkserver; ctypes.CDLL(None).prctl(38, 1, 0, 0, 0); "
+         "forkserver.install_filter(seccomp.program()); sys.argv = sys.argv[1:]; "
+         "runpy.run_path(sys.argv[0], run_name='__main__')", str(script)],
+        capture_output=True, text=True, timeout=60, cwd=str(REPO))
+    assert filtered.returncode == 0, filtered.stderr[-2000:]
+    under = json.loads(filtered.stdout)
+    refusal = {name: _refusal(name) for name in SYSCALL_PROBES} | {"getpid (x32)": errno.ENOSYS}
+    assert under == refusal
+    assert not {n for n in SYSCALL_PROBES if free[n] == refusal[n]}, \
+        f"answered as the filter would without it: {free}"
+
+
+def test_new_user_namespaces_are_refused_inside(box):
+    """unshare(CLONE_NEWUSER) goes through outside (as anyone, where the machine allows
+    user namespaces) and is refused inside, as are clone with that flag and clone3; fork,
+    threads and subprocesses still work."""
+    code = """
+        import ctypes, os, subprocess, sys, threading
+        libc = ctypes.CDLL(None, use_errno=True)
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if libc.unshare(%d) == 0 else ctypes.get_errno())
+        print("unshare", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        t = threading.Thread(target=print, args=("thread",)); t.start(); t.join()
+        print(subprocess.run([sys.executable, "-c", "print('subprocess')"], capture_output=True,
+                             text=True).stdout.strip())
+        print(open("/proc/self/status").read().split("Seccomp:")[1].split()[0])
+    """ % NEWUSER
+    outside = run_py(code, None)
+    assert outside.stdout.split()[:2] == ["unshare", "0"], outside.stdout + outside.stderr
+    got = run_py(code, box)
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.split() == ["unshare", str(errno.EPERM), "thread", "subprocess", "2"], \
+        got.stdout
+
+
+def test_each_refused_call_is_refused_inside(box):
+    got = run_py(CALL_EACH % json.dumps(_probes()), box)
+    assert got.returncode == 0, got.stderr[-2000:]
+    answers = json.loads(got.stdout)
+    wrong = {name: answers[name] for name in SYSCALL_PROBES if answers[name] != _refusal(name)}
+    assert not wrong, f"not refused inside (errno, 0: went through): {wrong}"
+
+
+def test_workers_are_filtered_too(box, launch):
+    """labkit.workers' processes (forked by the sandbox's PID 1, or started afresh by
+    bubblewrap's kernel) are under the filter and cannot make a user namespace."""
+    got = run_py("""
+        import ctypes, json, os
+        from labkit import workers
+
+        def probe(rank, world_size):
+            libc = ctypes.CDLL(None, use_errno=True)
+            refused = libc.unshare(%d) != 0 and ctypes.get_errno()
+            status = open("/proc/self/status").read()
+            return [os.getppid(), refused, status.split("Seccomp:")[1].split()[0]]
+
+        print(json.dumps(workers.run(probe, 2, timeout=60)))
+    """ % NEWUSER, box, timeout=180)
+    assert got.returncode == 0, got.stderr[-2000:]
+    answers = json.loads(got.stdout)
+    for ppid, refused, mode in answers:
+        assert refused == errno.EPERM and mode == "2", answers
+        if launch == "forked":
+            assert ppid == 1, f"not forked by the sandbox's PID 1: {answers}"
+
+
 # ------------------------------------------------- limits per submission as a whole
 
 HOG = """
@@ -511,6 +656,26 @@ def test_limits_note_says_what_this_machine_allows():
         assert f"uid {sandbox.UID_BASE}-" in lines[0]
     if not {"memory", "pids", "cpu"} <= set(parents) or os.geteuid() != 0:
         assert lines[1].startswith("sandbox limits not set: ")
+    if seccomp.supported() is None:
+        assert "seccomp filter refusing" in lines[0]
+
+
+def test_a_machine_whose_system_call_numbers_the_filter_does_not_know_says_so(monkeypatch,
+                                                                             tmp_path):
+    """The filter's numbers are x86-64's: elsewhere no filter is made (rather than a wrong
+    one), bubblewrap gets none, the fork server's request carries none, and the note on
+    the limits says why."""
+    import platform
+
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    assert seccomp.program() is None and "aarch64" in seccomp.supported()
+    assert "--seccomp" not in sandbox.command(["true"], tmp_path)
+    with sandbox.Sandbox(cgroups=False) as sb:
+        argv, _ = sb._forked(SimpleNamespace(path="unused"), {"path": "p.py", "args": []},
+                             tmp_path, (), None)
+        assert json.loads(Path(argv[-1]).read_text())["seccomp"] == ""
+    assert "no seccomp filter (the seccomp filter knows x86-64's system call numbers only; " \
+           "this is aarch64)" in sandbox.limits_note()[-1]
 
 
 # ---------------------------------------------------------------- a kernel in the sandbox
@@ -693,7 +858,7 @@ def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
     code = textwrap.dedent(f"""
         import nbformat, sys
         from nbclient import NotebookClient
-        from grading import sandbox
+        from grading import sandbox, seccomp
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_code_cell(
             "import subprocess, sys\\n"
