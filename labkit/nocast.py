@@ -157,7 +157,7 @@ _STATEMENT_WORDS = {"AsyncFunctionDef": "async def", "ClassDef": "class", "With"
                     "Yield": "yield", "YieldFrom": "yield from"}
 
 ALLOWED = ("`.view(torch.int32)` and other integer views of a float tensor, `.view(torch.float32)` "
-           "back (a 16-bit format's view only with `.float()` straight after), `.to(<an integer "
+           "back (a view as another float format only with `.float()` straight after), `.to(<an integer "
            "dtype>)`, `>> << & | ^ ~ + - * // %`, comparisons, `torch.where`, `isnan`/`isinf`/"
            "`isfinite`/`signbit`, the `bitwise_*` functions, `clone`/`contiguous`/`reshape`-like "
            "layout operations, `zeros_like`/`full_like`/`tensor`... with an integer dtype or none, "
@@ -466,7 +466,9 @@ class _Allow:
             self.refuse(node, ast.unparse(node)[:60], "`to` other than to an integer dtype")
         if m in ("float", "double") and not (
                 isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Attribute)
-                and func.value.func.attr == "view"):
+                and func.value.func.attr == "view" and any(
+                    _dtype_literal(a, self.torch_names) not in _INT_DTYPES | {None}
+                    for a in func.value.args)):
             self.refuse(node, m, "a conversion other than reading a view back")
 
 

@@ -125,6 +125,8 @@ OUTSIDE_THE_LIST = {
     "a float constant": ("bits = x.view(torch.int32)\nreturn torch.where(bits > 0, x, 0.5)",
                          "0.5", 3),
     "new_tensor": ("return x.new_tensor(x)", "new_tensor", 2),
+    # an integer's value converted to float rounds it (to 24 bits): not a read-back of bits
+    "float() of integer values": ("return (x.view(torch.int32) >> 8).float()", "float", 2),
     "numpy": ("return torch.from_numpy(x.numpy())", "from_numpy", 2),
 }
 
