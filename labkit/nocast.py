@@ -140,7 +140,7 @@ _ATTRIBUTES = {"shape", "ndim", "device", "T", "mT", "bits", "max", "min", "Tens
 # Python builtins.
 _BUILTINS = {"isinstance", "type", "len", "range", "int", "bool", "abs", "min", "max", "tuple",
              "list", "str", "repr", "print", "enumerate", "zip", "reversed", "all", "any",
-             "divmod", "getattr", "TypeError", "ValueError", "OverflowError",
+             "getattr", "TypeError", "ValueError", "OverflowError",
              "NotImplementedError", "AssertionError", "RuntimeError", "Exception", "None",
              "True", "False"}
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",

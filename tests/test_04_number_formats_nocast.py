@@ -126,6 +126,8 @@ OUTSIDE_THE_LIST = {
                          "0.5", 3),
     "new_tensor": ("return x.new_tensor(x)", "new_tensor", 2),
     # an integer's value converted to float rounds it (to 24 bits): not a read-back of bits
+    # divmod on a float tensor is float arithmetic without an operator
+    "divmod": ("whole, part = divmod(x, 1)\nreturn whole", "divmod", 2),
     "float() of integer values": ("return (x.view(torch.int32) >> 8).float()", "float", 2),
     "numpy": ("return torch.from_numpy(x.numpy())", "from_numpy", 2),
 }
