@@ -1,29 +1,31 @@
-"""Checks that a function does not convert tensors to a forbidden dtype.
+"""Checks that a function rounds by bit-level operations, not by a conversion.
 
 For exercises that ask for bit-level code ("round to BF16 without casting to bfloat16").
 A cast to BF16 gives exactly the right answer, so no test of the results can see it; what
 decides is the code. Two checks:
 
-- ``source_casts`` reads code and reports every place that may convert to the dtype.
-  In trusted grading (the function is a ``labkit.remote.Remote``) it reads the cells as
-  handed in (``labkit.remote.learner_sources()``), never anything the learner's kernel
-  says about itself, and follows everything the answer can reach: functions, lambdas,
-  classes and their methods, decorators, default arguments, aliases (``f = torch.Tensor.to``),
-  every statement that rebinds or changes a global the answer reads, and every statement of
-  the submission that changes a library or a global switch (``torch.Tensor.x = ...``,
-  ``torch.backends...fp32_precision = ...``, an autocast or dispatch mode entered at module
-  level). It reports: naming the dtype (or spelling it in a string) anywhere but a naming-only
-  place; reaching an object by a name computed at run time (``getattr`` with a computed
-  name, ``eval``, ``vars``, ``attrgetter``/``methodcaller``, ``get_ipython``); PyTorch
-  internals and hooks (``torch._C``, ``torch.ops``, dispatch/function modes, autocast,
-  matmul precision switches); other threads or processes; deserialised objects (pickle,
-  ``torch.load``); and a name whose origin the submitted cells do not show.
-  Naming-only places: ``torch.finfo(torch.bfloat16)``, a comparison
-  (``x.dtype == torch.bfloat16``), a ``raise``/``assert`` message or f-string, a docstring,
-  and ``.view(torch.bfloat16)`` of integer bits read straight back (``.float()``,
-  ``.double()``, ``.item()``, ``.tolist()``, ``.to(...)``).
-  In the learner's own kernel (self-study) it reads the live function and the notebook
-  functions, lambdas and classes it reaches.
+- ``source_casts`` reads code and reports every operation outside an allow-list
+  (``ALLOWED``): integer views of a float tensor (``.view(torch.int32)``) and
+  ``.view(torch.float32)`` back, a view as another float format only when read back at once
+  (``.view(torch.bfloat16).float()``), ``.to`` an integer dtype written out, the operators
+  ``>> << & | ^ ~ + - * // %`` and the ``bitwise_*``/integer-arithmetic functions on integer
+  values (not on float tensors: which values may be floats is followed from the answer's
+  arguments, float views and ``.float()``), comparisons, ``torch.where``, ``isnan`` and its
+  kin, layout operations (``clone``, ``contiguous``, ``reshape``...), construction
+  (``zeros_like``, ``full_like``, ``tensor``...) with an integer dtype or none, Python ints,
+  ``isinstance``/``raise``/``assert`` for input checks, and functions and lambdas of the
+  submission made of these. A dtype may be named only in a comparison, a message,
+  ``finfo``/``iinfo``, ``.view``, ``.to`` and ``dtype=``. Everything else (``copy_``, ``to``
+  a tensor, ``type``, ``as_tensor``, numpy, float constants, ``/``, classes, ``with``,
+  ``try``, imports other than torch, names the cells do not define...) is reported, first
+  one first, with its line. In trusted grading (the function is a ``labkit.remote.Remote``)
+  it reads the cells as handed in (``labkit.remote.learner_sources()``), never anything the
+  learner's kernel says about itself, and follows everything the answer can reach:
+  functions, lambdas, module-level names and every statement that rebinds or changes them;
+  it also reports every statement of the submission that changes a library or a global
+  switch (``torch.Tensor.x = ...``, ``torch.backends...fp32_precision = ...``, an autocast
+  or dispatch mode entered at module level). In the learner's own kernel (self-study) it
+  reads the live function and the notebook functions and lambdas it reaches.
 - ``forbid_casts`` fails any PyTorch operator, in the calling thread, that makes a tensor
   of the dtype from a floating-point tensor of another dtype (below
   ``torch._C.DisableTorchFunction``). It runs where the code runs, so it only serves
@@ -33,56 +35,21 @@ decides is the code. Two checks:
 from __future__ import annotations
 
 import ast
-import builtins
 import contextlib
 import inspect
-import re
 import symtable
 import textwrap
 import types
 from typing import Any, Callable, Iterator
 
-__all__ = ["forbid_casts", "run_guarded", "source_casts", "submitted_casts"]
+__all__ = ["ALLOWED", "forbid_casts", "run_guarded", "source_casts", "submitted_casts"]
 
-# Calls in which naming the dtype converts nothing.
-_NAMING_ONLY = {"finfo", "iinfo"}
-# What may directly follow .view(<dtype>) (integer bits read back as another type).
-_READ_BACK = {"float", "double", "item", "tolist", "to"}
-# Calls whose arguments are messages.
-_MESSAGES = {"print", "warn", "format", "write", "join", "debug", "info", "warning", "error"}
-# Ways to reach an object by a name computed at run time, or to run code from data.
-_DYNAMIC = {"getattr", "setattr", "delattr", "eval", "exec", "compile", "__import__", "vars",
-            "globals", "locals", "dir", "importlib", "__dict__", "__getattribute__",
-            "attrgetter", "methodcaller", "get_ipython", "run_cell", "run_line_magic",
-            "run_cell_magic", "__builtins__", "builtins", "__code__", "__globals__",
-            "__closure__", "__defaults__", "__kwdefaults__", "__subclasses__", "__reduce__",
-            "__reduce_ex__", "__setstate__", "f_globals", "f_locals", "f_back", "load", "loads",
-            "FunctionType", "CodeType", "In", "Out"}
-# Modules that reach objects by computed names, run code from data, or rewrite objects.
-_MODULES = {"sys", "gc", "inspect", "ctypes", "types", "pickle", "marshal", "dill", "cloudpickle",
-            "copyreg", "shelve", "runpy", "code", "codeop", "importlib", "builtins", "ml_dtypes"}
-# Identifiers that count only as attributes (as a local variable's name they are harmless).
-_ATTRIBUTE_ONLY = {"ops", "_ops", "library", "utils", "fx", "jit", "load", "loads", "f_globals",
-                   "f_locals", "f_back", "FunctionType", "CodeType", "amp", "modules"}
-# Ways to switch off PyTorch's function or dispatch hooks, or to reach its internals.
-_ESCAPES = {"DisableTorchFunction", "DisableTorchFunctionSubclass", "_DisableTorchDispatch",
-            "_disable_current_modes", "_pop_mode", "_pop_mode_temporarily",
-            "_pop_torch_function_stack", "_len_torch_function_stack", "_set_torch_function_mode",
-            "_ExcludeDispatchKeyGuard", "_AutoDispatchBelowAutograd", "_C", "ops", "_ops",
-            "library", "_python_dispatch", "overrides", "TorchDispatchMode",
-            "TorchFunctionMode", "__torch_function__", "__torch_dispatch__", "_prims", "_refs",
-            "_decomp", "jit", "fx", "_dynamo", "_inductor", "utils"}
 # Switches that make PyTorch convert to a lower precision without a cast in the code.
 _PRECISION = {"autocast", "amp", "fp32_precision", "set_float32_matmul_precision",
               "set_default_dtype", "set_autocast_dtype", "set_autocast_enabled",
               "set_autocast_cpu_dtype", "set_autocast_gpu_dtype", "get_autocast_dtype",
               "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_flush_denormal",
               "allow_bf16_reduced_precision_reduction"}
-# Modules that run work outside the calling thread.
-_CONCURRENCY = {"threading", "_thread", "concurrent", "multiprocessing", "subprocess", "asyncio",
-                "os", "signal", "labkit"}
-# Names IPython defines in a notebook's namespace that are harmless to call.
-_IPYTHON_SAFE = {"display"}
 # Library switches the course's own cells flip (CUDA only; they do not touch a CPU result).
 _EXEMPT_TARGETS = {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"}
 
@@ -92,15 +59,6 @@ def _dtype_name(dtype: Any) -> str:
     if not name.isidentifier():
         raise ValueError(f"dtype must be a torch dtype such as torch.bfloat16, got {dtype!r}")
     return name
-
-
-def _spellings(name: str) -> tuple[re.Pattern, re.Pattern]:
-    """How the dtype is written as a name (the dtype, the Tensor method, legacy tensor and
-    storage types) and inside a string (``x.type("torch.BFloat16Tensor")``)."""
-    legacy = {"bfloat16": "BFloat16", "float16": "Half", "float64": "Double", "float32": "Float"}
-    names = [f"^{re.escape(name)}$"] + ([f"^{legacy[name]}(Tensor|Storage)$"] if name in legacy else [])
-    words = [re.escape(name)] + (["bfloat"] if name == "bfloat16" else [])
-    return re.compile("|".join(names)), re.compile("|".join(words), re.IGNORECASE)
 
 
 def _root(node: ast.AST) -> ast.AST:
@@ -125,14 +83,11 @@ def _call_name(node: ast.Call) -> str:
     return getattr(node.func, "attr", getattr(node.func, "id", ""))
 
 
-class _Scan:
-    """Findings in one piece of code: places that may convert to the dtype, or that a
-    reading of the source cannot follow."""
+class _Flags:
+    """Findings of the library-patch check, in one cell."""
 
-    def __init__(self, label: str, tree: ast.AST, name: str):
-        self.label, self.tree, self.name = label, tree, name
-        self.spelled, self.in_text = _spellings(name)
-        self.parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    def __init__(self, label: str):
+        self.label = label
         self.found: list[str] = []
 
     def flag(self, node: ast.AST, why: str) -> None:
@@ -143,95 +98,394 @@ class _Scan:
         if line not in self.found:
             self.found.append(line)
 
-    def _naming_only(self, node: ast.AST) -> bool:
-        """A mention of the dtype that converts nothing."""
+
+# ----------------------------------------------------------------------------------
+# The allow-list: the operations a bit-level answer may use. Everything else is refused,
+# named with its line.
+# ----------------------------------------------------------------------------------
+# Integer (and bool) dtypes: what .to(...) and dtype=... may name.
+_INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "int",
+               "long", "short", "bool"}
+# Views whose result is float32 (the answer read back), needing nothing after them.
+_F32_DTYPES = {"float32", "float"}
+# Every torch dtype name (views of other float formats must be widened at once: .float()).
+_ALL_DTYPES = _INT_DTYPES | _F32_DTYPES | {
+    "bfloat16", "float16", "half", "float64", "double", "float8_e4m3fn", "float8_e5m2",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "complex64", "complex128", "cfloat", "cdouble"}
+# Calls, as torch.NAME(...) or tensor.NAME(...).
+_CALLS = {
+    # views and layout (a view converts nothing; .view of a dtype is checked below)
+    "view", "view_as", "reshape", "reshape_as", "clone", "contiguous", "flatten", "unflatten",
+    "squeeze", "unsqueeze", "expand", "expand_as", "broadcast_to", "permute", "transpose", "t",
+    "flip", "narrow", "size", "dim", "numel", "stride", "is_contiguous",
+    # integer conversions (checked below: .to names an integer dtype)
+    "to", "int", "long", "short", "bool",
+    # bits, integer arithmetic, comparisons, selection
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+    "bitwise_right_shift", "add", "sub", "subtract", "mul", "multiply", "floor_divide",
+    "remainder", "neg", "abs", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_not", "logical_xor", "where", "isnan", "isinf", "isfinite", "isposinf",
+    "isneginf", "signbit", "all", "any", "maximum", "minimum",
+    # construction (dtype= only an integer dtype)
+    "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
+    "tensor", "arange",
+    # widening read-back, only straight after .view(<a float format>)
+    "float", "double",
+    # naming a format's size
+    "finfo", "iinfo",
+}
+# Attributes read without a call.
+_ATTRIBUTES = {"shape", "ndim", "device", "T", "mT", "bits", "max", "min", "Tensor", "__name__",
+               "dtype"} | _ALL_DTYPES
+# Python builtins.
+_BUILTINS = {"isinstance", "type", "len", "range", "int", "bool", "abs", "min", "max", "tuple",
+             "list", "str", "repr", "print", "enumerate", "zip", "reversed", "all", "any",
+             "getattr", "TypeError", "ValueError", "OverflowError",
+             "NotImplementedError", "AssertionError", "RuntimeError", "Exception", "None",
+             "True", "False"}
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+              ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
+              ast.BitXor: "^"}
+_REFUSED_OPERATORS = {ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
+_STATEMENTS = (ast.FunctionDef, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For,
+               ast.While, ast.If, ast.Raise, ast.Assert, ast.Pass, ast.Break, ast.Continue,
+               ast.Expr, ast.Import)
+_STATEMENT_WORDS = {"AsyncFunctionDef": "async def", "ClassDef": "class", "With": "with",
+                    "AsyncWith": "async with", "AsyncFor": "async for", "Try": "try",
+                    "TryStar": "try", "Global": "global", "Nonlocal": "nonlocal", "Delete": "del",
+                    "ImportFrom": "from ... import", "Match": "match", "Await": "await",
+                    "Yield": "yield", "YieldFrom": "yield from"}
+
+ALLOWED = ("`.view(torch.int32)` and other integer views of a float tensor, `.view(torch.float32)` "
+           "back (a view as another float format only with `.float()` straight after), `.to(<an integer "
+           "dtype>)`, `>> << & | ^ ~ + - * // %`, comparisons, `torch.where`, `isnan`/`isinf`/"
+           "`isfinite`/`signbit`, the `bitwise_*` functions, `clone`/`contiguous`/`reshape`-like "
+           "layout operations, `zeros_like`/`full_like`/`tensor`... with an integer dtype or none, "
+           "Python ints, `isinstance` and `raise` for input checks, and functions of your own "
+           "made of these")
+
+
+def _dtype_literal(node: ast.AST, torch_names: set[str]) -> str | None:
+    """``torch.<dtype>`` written out: the dtype's name."""
+    if (isinstance(node, ast.Attribute) and node.attr in _ALL_DTYPES
+            and isinstance(node.value, ast.Name) and node.value.id in torch_names):
+        return node.attr
+    return None
+
+
+# Calls that do arithmetic: refused on float tensors (integer arithmetic only).
+_ARITHMETIC_CALLS = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                     "bitwise_left_shift", "bitwise_right_shift", "add", "sub", "subtract", "mul",
+                     "multiply", "floor_divide", "remainder"}
+# Calls whose result is never a float tensor.
+_NOT_FLOAT = {"to", "int", "long", "short", "bool", "size", "dim", "numel", "stride",
+              "is_contiguous", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+              "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "isposinf",
+              "isneginf", "signbit", "all", "any", "finfo", "iinfo", "len", "range",
+              "isinstance", "type", "str", "repr"}
+
+
+class _Flow:
+    """Which values may be float tensors (flow-insensitive, shared by the pieces of a
+    program): the answer's arguments, `.view(torch.float32)`, `.float()`, and what is made
+    from them; which functions of the submission get a float argument (by position or
+    keyword, ``*`` for any) and which may return one."""
+
+    def __init__(self, answer: str = ""):
+        self.params: dict[str, set] = {answer: {"*"}} if answer else {}
+        self.returns: set[str] = set()
+        self.names: set[tuple[int, str]] = set()   # (scope, name)
+        self.chains: dict[int, tuple[int, ...]] = {}  # node -> its scopes, innermost first
+        self.changed = False
+
+    def _scopes(self, tree: ast.AST) -> None:
+        def visit(node: ast.AST, chain: tuple[int, ...]) -> None:
+            self.chains[id(node)] = chain
+            inner = (id(node),) + chain if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else chain
+            for child in ast.iter_child_nodes(node):
+                visit(child, inner)
+        visit(tree, (id(tree),))
+
+    def _bind(self, node: ast.AST, name: str) -> None:
+        self.names.add((self.chains.get(id(node), (0,))[0], name))
+
+    def learn(self, tree: ast.AST, binds: str = "") -> None:
+        """Float names of one piece, to a fixed point; calls with float arguments noted."""
+        self._scopes(tree)
+        funcs = [n for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+        for _ in range(20):
+            before = (set(self.names), {k: set(v) for k, v in self.params.items()},
+                      set(self.returns))
+            for fn in funcs:
+                name = getattr(fn, "name", None)
+                if name is None:  # a lambda: the name it is bound to
+                    parent = next((p for p in ast.walk(tree) if isinstance(p, ast.Assign)
+                                   and p.value is fn), None)
+                    targets = [t.id for t in parent.targets if isinstance(t, ast.Name)] \
+                        if parent is not None else []
+                    name = targets[0] if targets else binds
+                got = self.params.get(name, set())
+                a = fn.args
+                for i, p in enumerate(a.posonlyargs + a.args):
+                    if "*" in got or i in got or p.arg in got:
+                        self._bind(p, p.arg)
+                for p in a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v is not None]:
+                    if "*" in got or p.arg in got:
+                        self._bind(p, p.arg)
+                bodies = [fn.body] if isinstance(fn, ast.Lambda) else [
+                    r.value for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value]
+                if any(self.is_float(b) for b in bodies):
+                    self.returns.add(name)
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
+                                     ast.NamedExpr, ast.comprehension)):
+                    value = getattr(node, "value", None) or getattr(node, "iter", None)
+                    targets = getattr(node, "targets", None) or [node.target]
+                    if value is not None and self.is_float(value):
+                        for t in targets:
+                            for n in ast.walk(t):
+                                if isinstance(n, ast.Name):
+                                    self._bind(n, n.id)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    got = self.params.setdefault(node.func.id, set())
+                    for i, arg in enumerate(node.args):
+                        if self.is_float(arg):
+                            got.add("*" if isinstance(arg, ast.Starred) else i)
+                    for kw in node.keywords:
+                        if self.is_float(kw.value):
+                            got.add(kw.arg or "*")
+            after = (self.names, self.params, self.returns)
+            if after == before:
+                break
+            self.changed = True
+
+    def is_float(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return any((scope, node.id) in self.names
+                       for scope in self.chains.get(id(node), (0,)))
+        if isinstance(node, (ast.Starred, ast.Subscript)):
+            return self.is_float(node.value)
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("T", "mT") and self.is_float(node.value)
+        if isinstance(node, ast.BinOp):
+            return self.is_float(node.left) or self.is_float(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return self.is_float(node.operand)
+        if isinstance(node, ast.IfExp):
+            return self.is_float(node.body) or self.is_float(node.orelse)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return any(self.is_float(e) for e in node.elts)
+        if not isinstance(node, ast.Call):
+            return False
+        args = list(node.args) + [kw.value for kw in node.keywords if kw.arg != "out"]
+        if isinstance(node.func, ast.Name):
+            if node.func.id in _NOT_FLOAT:
+                return False
+            if node.func.id in _BUILTINS:
+                return any(self.is_float(a) for a in args)
+            return node.func.id in self.returns
+        if not isinstance(node.func, ast.Attribute):
+            return True
+        m, receiver = node.func.attr, node.func.value
+        if m in _NOT_FLOAT or any(kw.arg == "dtype" for kw in node.keywords):
+            return False
+        if m in ("float", "double"):
+            return True
+        if m == "view" and any(isinstance(a, ast.Attribute) and a.attr in _ALL_DTYPES
+                               for a in node.args):
+            return any(isinstance(a, ast.Attribute) and a.attr in _F32_DTYPES
+                       for a in node.args)
+        return self.is_float(receiver) or any(self.is_float(a) for a in args)
+
+    def arithmetic_on_float(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.BinOp):
+            return self.is_float(node.left) or self.is_float(node.right)
+        if isinstance(node, ast.AugAssign):
+            return self.is_float(node.target) or self.is_float(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return self.is_float(node.func.value) or any(
+                self.is_float(a) for a in list(node.args) + [k.value for k in node.keywords])
+        return False
+
+
+class _Allow:
+    """The first operations in a piece of code that are not on the allow-list."""
+
+    def __init__(self, label: str, tree: ast.AST, first_line: int, torch_names: set[str],
+                 known: Callable[[str], bool], cell: int | None = None):
+        self.label, self.tree, self.first_line, self.cell = label, tree, first_line, cell
+        self.torch_names, self.known = torch_names, known
+        self.parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+        self.found: list[tuple[int, int, str]] = []
+        self.flow = _Flow()
+
+    def refuse(self, node: ast.AST, op: str, why: str = "") -> None:
+        at = node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            at = node.func  # where the operation's name is written: a.to(...).float()
+            line, col = at.end_lineno, at.end_col_offset - len(at.attr)
+        else:
+            line, col = getattr(at, "lineno", self.first_line), getattr(at, "col_offset", 0)
+        line = line - self.first_line + 1
+        self.found.append((line, col,
+                           f"{self.label} uses `{op}` ({self.where(line)}{'; ' + why if why else ''}), which is not one of "
+                           f"the operations a bit-level answer may use: {ALLOWED}"))
+
+    def where(self, line: int) -> str:
+        return f"line {line}" if self.cell is None else f"cell {self.cell}, line {line}"
+
+    def _message(self, node: ast.AST) -> bool:
+        """Inside an error message, a printed value or a comparison (names, converts nothing)."""
         child, parent = node, self.parents.get(node)
         while parent is not None:
-            if isinstance(parent, ast.Compare):
-                return True
-            if isinstance(parent, (ast.JoinedStr, ast.FormattedValue)):
+            if isinstance(parent, (ast.Compare, ast.JoinedStr)):
                 return True
             if isinstance(parent, ast.Raise) or (isinstance(parent, ast.Assert)
                                                  and child is parent.msg):
                 return True
-            if isinstance(parent, ast.Expr) and isinstance(child, ast.Constant):
-                return True  # a docstring or a bare string
-            if isinstance(parent, ast.Call) and child in parent.args:
-                called = _call_name(parent)
-                if called in _NAMING_ONLY or called in _MESSAGES:
-                    return True
-                if called == "view" and isinstance(parent.func, ast.Attribute):
-                    after = self.parents.get(parent)
-                    above = self.parents.get(after)
-                    return (isinstance(after, ast.Attribute) and after.attr in _READ_BACK
-                            and isinstance(above, ast.Call) and above.func is after)
-                return False
-            if isinstance(parent, (ast.stmt, ast.Call, ast.Lambda, ast.comprehension)):
+            if isinstance(parent, ast.Call) and child in parent.args and isinstance(
+                    parent.func, (ast.Name, ast.Attribute)) and _call_name(parent) in (
+                    "finfo", "iinfo", "print"):
+                return True
+            if isinstance(parent, (ast.stmt, ast.Call, ast.Lambda, ast.comprehension,
+                                   ast.keyword)):
                 return False
             child, parent = parent, self.parents.get(parent)
         return False
 
-    def run(self) -> list[str]:
+    def run(self, flow: _Flow | None = None, binds: str = "") -> list[str]:
+        """The findings; ``flow`` carries which functions get and return floats across the
+        pieces of a program, ``binds`` the module-level name this piece binds."""
+        self.flow = flow or _Flow()
+        self.flow.learn(self.tree, binds)
+        symbols = _local_names(self.tree)
         for node in ast.walk(self.tree):
-            if isinstance(node, ast.Attribute):
-                ident = node.attr
-            elif isinstance(node, ast.Name):
-                ident = node.id
-            elif isinstance(node, ast.alias):
-                ident = node.name
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                ident = node.name
-            elif isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
-                text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
-                if self.in_text.search(text) and not self._naming_only(node):
-                    self.flag(self.parents.get(node, node), f"spells {self.name} in a string")
-                continue
-            else:
-                continue
-            self.ident(node, ident)
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                self.imported(node, [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            elif isinstance(node, ast.Call) and _call_name(node) == "type" and isinstance(
-                    node.func, ast.Attribute) and (node.args or node.keywords):
-                self.flag(node, "converts to a type named at run time (Tensor.type)")
-        return self.found
+            kind = type(node).__name__
+            if isinstance(node, ast.stmt) and not isinstance(node, _STATEMENTS):
+                self.refuse(node, _STATEMENT_WORDS.get(kind, kind))
+            elif kind in _STATEMENT_WORDS:
+                self.refuse(node, _STATEMENT_WORDS[kind])
+            elif isinstance(node, ast.FunctionDef) and node.decorator_list:
+                self.refuse(node.decorator_list[0], "@" + ast.unparse(node.decorator_list[0]))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name != "torch":
+                        self.refuse(node, f"import {alias.name}")
+            elif isinstance(node, (ast.BinOp, ast.AugAssign)):
+                op = type(node.op)
+                if op in _REFUSED_OPERATORS and not (
+                        op is ast.Pow and isinstance(node, ast.BinOp)
+                        and all(isinstance(s, ast.Constant) and type(s.value) is int
+                                for s in (node.left, node.right))):
+                    self.refuse(node, _REFUSED_OPERATORS[op])
+                elif op in _OPERATORS and self.flow.arithmetic_on_float(node):
+                    self.refuse(node, _OPERATORS[op], "arithmetic on a float tensor")
+            elif isinstance(node, ast.Constant) and type(node.value) in (float, complex, bytes):
+                if not self._message(node):
+                    self.refuse(node, repr(node.value), "a float constant")
+            elif isinstance(node, ast.Call):
+                self.call(node)
+            elif isinstance(node, ast.Attribute):
+                self.attribute(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if node.id not in symbols and not self.known(node.id) and node.id not in _BUILTINS:
+                    self.refuse(node, node.id, "a name no submitted cell defines in a way "
+                                               "the check can read")
+        self.found.sort()
+        return [f for _, _, f in self.found]
 
-    def ident(self, node: ast.AST, ident: str) -> None:
+    def attribute(self, node: ast.Attribute) -> None:
         parent = self.parents.get(node)
-        where = parent if isinstance(parent, ast.Call) else node
-        if isinstance(node, ast.Name) and ident in _ATTRIBUTE_ONLY:
-            return
-        if self.spelled.search(ident):
-            if not self._naming_only(node):
-                self.flag(where, f"converts to {self.name}")
-        elif ident in _DYNAMIC:
-            literal = (ident == "getattr" and isinstance(parent, ast.Call) and parent.func is node
-                       and len(parent.args) >= 2 and isinstance(parent.args[1], ast.Constant))
-            if not literal:
-                self.flag(where, "reaches an object by a name computed at run time, or runs "
-                                 "code that the check cannot read")
-        elif ident in _ESCAPES or (ident.startswith("_") and not ident.startswith("__")
-                                   and isinstance(node, ast.Attribute)
-                                   and not (isinstance(node.value, ast.Name)
-                                            and node.value.id in ("self", "cls"))):
-            self.flag(node, "reaches PyTorch's internals or switches off its hooks")
-        elif ident in _PRECISION:
-            self.flag(where, "switches PyTorch to a lower precision (autocast, matmul "
-                             "precision): a conversion without a cast in the code")
-        elif ident in _CONCURRENCY:
-            self.flag(where, "runs work outside the calling thread")
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.refuse(node, ast.unparse(node), "sets an attribute")
+        elif isinstance(parent, ast.Call) and parent.func is node:
+            return  # checked as a call
+        elif node.attr not in _ATTRIBUTES:
+            self.refuse(node, node.attr)
+        elif (node.attr in _ALL_DTYPES or node.attr == "dtype") and not self._dtype_ok(node):
+            self.refuse(node, ast.unparse(node), "a dtype outside a comparison, a message, "
+                                                 "`.view(...)`, `.to(...)` or `dtype=`")
 
-    def imported(self, node: ast.AST, modules: list[str]) -> None:
-        names = modules + [a.name for a in node.names]
-        parts = {p for m in names for p in m.split(".")}
-        if parts & _CONCURRENCY:
-            self.flag(node, "runs work outside the calling thread")
-        elif parts & (_ESCAPES | _DYNAMIC | _PRECISION | _MODULES) or any(
-                self.spelled.search(p) for p in parts) or any(
-                p.startswith("_") and not p.startswith("__") for p in parts):
-            self.flag(node, "imports PyTorch internals, the dtype, or a way to run code "
-                            "the check cannot read")
+    def _dtype_ok(self, node: ast.AST) -> bool:
+        """A dtype named where it converts nothing, or given to an operation that checks it."""
+        if self._message(node):
+            return True
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.keyword) and parent.arg == "dtype":
+            return True  # checked with its call
+        return isinstance(parent, ast.Call) and node in parent.args and _call_name(parent) in (
+            "view", "to", "finfo", "iinfo") and isinstance(parent.func, ast.Attribute)
+
+    def call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id == "getattr":
+                name = node.args[1] if len(node.args) >= 2 else None
+                if not (isinstance(name, ast.Constant) and name.value in _ATTRIBUTES and (
+                        self._message(node) or (name.value not in _ALL_DTYPES
+                                                and name.value != "dtype"))):
+                    self.refuse(node, ast.unparse(node)[:60], "a name read at run time")
+            return  # a local, a builtin or a name of the submission (checked as a name)
+        if not isinstance(func, ast.Attribute):
+            self.refuse(node, ast.unparse(func)[:60], "a call of a computed object")
+            return
+        m = func.attr
+        if m not in _CALLS:
+            self.refuse(node, m)
+            return
+        if m in _ARITHMETIC_CALLS and self.flow.arithmetic_on_float(node):
+            self.refuse(node, m, "arithmetic on a float tensor")
+        if m in ("finfo", "iinfo"):
+            return
+        for arg in node.args:
+            dt = _dtype_literal(arg, self.torch_names)
+            if dt is None and not (isinstance(arg, ast.Attribute)
+                                   and (arg.attr in _ALL_DTYPES or arg.attr == "dtype")):
+                continue  # not a dtype (a dtype can be given only written out)
+            if m == "view" and (dt in _INT_DTYPES or dt in _F32_DTYPES):
+                continue
+            if m == "view" and dt is not None:
+                after = self.parents.get(node)
+                above = self.parents.get(after)
+                if not (isinstance(after, ast.Attribute) and after.attr in ("float", "double")
+                        and isinstance(above, ast.Call) and above.func is after
+                        and not above.args and not above.keywords):
+                    self.refuse(node, f"view(torch.{dt})", "not read back at once with "
+                                                          "`.float()`")
+            elif not (m == "to" and dt in _INT_DTYPES):
+                self.refuse(node, f"{m}({ast.unparse(arg)[:40]})", "a dtype other than an "
+                                                                   "integer dtype written out")
+        for kw in node.keywords:
+            if kw.arg == "dtype" and _dtype_literal(kw.value, self.torch_names) not in _INT_DTYPES:
+                self.refuse(node, f"{m}(dtype={ast.unparse(kw.value)[:40]})",
+                            ", a dtype other than an integer dtype written out")
+        if m == "to" and (len(node.args) + len(node.keywords) != 1 or _dtype_literal(
+                (node.args or [kw.value for kw in node.keywords])[0], self.torch_names) is None):
+            self.refuse(node, ast.unparse(node)[:60], "`to` other than to an integer dtype")
+        if m in ("float", "double") and not (
+                isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Attribute)
+                and func.value.func.attr == "view" and any(
+                    _dtype_literal(a, self.torch_names) not in _INT_DTYPES | {None}
+                    for a in func.value.args)):
+            self.refuse(node, m, "a conversion other than reading a view back")
+
+
+def _local_names(tree: ast.AST) -> set[str]:
+    """Names local to the functions and lambdas in tree (parameters, assignments)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            out |= {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+            out |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    out.add(sub.id)
+        elif isinstance(node, ast.comprehension):
+            out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    return out
 
 
 # ----------------------------------------------------------------------------------
@@ -400,7 +654,7 @@ class _Program:
         """Statements anywhere in the submission that change a library or a global switch."""
         found: list[str] = []
         for k, tree in self.cells:
-            scan = _Scan(f"cell {k + 1}", tree, name)
+            scan = _Flags(f"cell {k + 1}")
             for node in ast.walk(tree):
                 targets = []
                 if isinstance(node, (ast.Assign, ast.Delete)):
@@ -452,47 +706,55 @@ class _Program:
         return found
 
 
-def submitted_casts(fname: str, sources: list[str], dtype: Any) -> list[str]:
-    """Places in the submitted cells that may convert to ``dtype`` on behalf of the function
-    named ``fname``: in everything it can reach, and anywhere that patches a library or a
-    global switch. Empty when none (see the module docstring)."""
-    name = _dtype_name(dtype)
-    prog = _Program(list(sources))
+def _reached(fname: str, prog: _Program, torch_names: set[str], flow: _Flow) -> list[str]:
+    """Operations outside the allow-list in every piece of the program fname can reach."""
     found: list[str] = []
-    if fname not in prog.bindings:
-        return [f"{fname}: not defined in the submitted cells (define it with def in a cell)"]
     seen: set[str] = set()
     scanned: set[tuple[int, int]] = set()
     todo = [fname]
     while todo:
-        n = todo.pop()
+        n = todo.pop(0)
         if n in seen:
             continue
         seen.add(n)
-        binds = prog.bindings.get(n)
-        if not binds:
-            if n in _IPYTHON_SAFE or hasattr(builtins, n):  # the scan flags eval, getattr...
-                continue
-            if prog.star_imports:
-                for k, stmt in prog.star_imports:
-                    found += _Scan(f"cell {k + 1}", stmt, name).run() or [
-                        f"cell {k + 1}: `{ast.unparse(stmt)}` may bind `{n}`, which "
-                        f"{fname} uses; import names one by one"]
-                continue
-            found.append(f"{fname}: uses `{n}`, which no submitted cell defines in a way the "
-                         "check can read (define it with def or an assignment in a cell)")
-            continue
-        pieces = list(binds)
+        pieces = list(prog.bindings.get(n, []))
         if n not in prog.library:
             pieces += prog.changes_to(n)
         for k, node in pieces:
             if (k, id(node)) in scanned:
                 continue
             scanned.add((k, id(node)))
-            label = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                   ast.ClassDef)) else f"cell {k + 1}"
-            found += [f for f in _Scan(label, node, name).run() if f not in found]
+            if isinstance(node, ast.Import):  # only the alias that binds n
+                node = ast.Import(names=[a for a in node.names
+                                         if (a.asname or a.name).split(".")[0] == n],
+                                  lineno=node.lineno, col_offset=node.col_offset)
+            if isinstance(node, ast.FunctionDef):
+                label, first, cell = node.name, node.lineno, None
+            else:
+                label, first, cell = n, 1, k + 1
+            scan = _Allow(label, node, first, torch_names, lambda g: g in prog.bindings, cell)
+            found += [f for f in scan.run(flow, n) if f not in found]
             todo += sorted(_global_refs(node) - seen)
+    return found
+
+
+def submitted_casts(fname: str, sources: list[str], dtype: Any) -> list[str]:
+    """Operations outside the allow-list (``ALLOWED``) in the submitted cells that the
+    function named ``fname`` can reach, first one first, then every statement of the
+    submission that patches a library or a global switch. Empty when none (see the module
+    docstring)."""
+    name = _dtype_name(dtype)
+    prog = _Program(list(sources))
+    if fname not in prog.bindings:
+        return [f"{fname}: not defined in the submitted cells (define it with def in a cell)"]
+    torch_names = {a.asname or a.name for _, tree in prog.cells for node in ast.walk(tree)
+                   if isinstance(node, ast.Import) for a in node.names if a.name == "torch"}
+    flow = _Flow(fname)
+    for _ in range(10):  # until what is known of floats stops growing
+        flow.changed = False
+        found = _reached(fname, prog, torch_names, flow)
+        if not flow.changed:
+            break
     found += [f for f in prog.patches(name) if f not in found]
     return found
 
@@ -507,55 +769,48 @@ def _live_source(obj: Any) -> str | None:
         return None
 
 
-def _live_findings(obj: Any, label: str, name: str, seen: set, module: str) -> list[str]:
-    """Findings in a live object (function, lambda, class, bound method, partial) and the
-    notebook objects it reaches through its globals."""
+def _live_findings(obj: Any, label: str, name: str, seen: set, module: str,
+                   flow: _Flow) -> list[str]:
+    """Operations outside the allow-list in a live function (or lambda, bound method,
+    partial) and in the notebook functions it reaches through its globals."""
     import functools
+
+    import torch
 
     while isinstance(obj, (functools.partial, types.MethodType)) or hasattr(obj, "__wrapped__"):
         obj = getattr(obj, "func", None) or getattr(obj, "__func__", None) or obj.__wrapped__
     if id(obj) in seen:
         return []
     seen.add(id(obj))
-    if not isinstance(obj, (types.FunctionType, type)):
-        obj = type(obj) if type(obj).__module__ == module else None
-        if obj is None or id(obj) in seen:
-            return []
-        seen.add(id(obj))
+    if not isinstance(obj, types.FunctionType):
+        return [f"{label}: not a function defined with def or lambda in a cell (a class or "
+                f"another object), which is not one of the operations a bit-level answer may "
+                f"use: {ALLOWED}"]
     source = _live_source(obj)
-    if source is None:
+    tree = None
+    if source is not None:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a lambda cut out of the middle of a longer expression
+            pass
+    if tree is None:
         return [f"{label}: its source cannot be read (define it with def in a cell)"]
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # a lambda cut out of the middle of a longer expression
-        return [f"{label}: its source cannot be read (define it with def in a cell)"]
-    found = _Scan(getattr(obj, "__name__", label), tree, name).run()
-    env = getattr(obj, "__globals__", None)
-    if env is None:
-        env = vars(inspect.getmodule(obj)) if inspect.getmodule(obj) else {}
-        for member in vars(obj).values():
-            if isinstance(member, (types.FunctionType, staticmethod, classmethod, property)):
-                fn = getattr(member, "__func__", None) or getattr(member, "fget", None) or member
-                env = getattr(fn, "__globals__", env)
-                break
+    env = obj.__globals__
+
+    def plain(value: Any) -> bool:
+        return (value is torch or value is None or type(value) in (int, bool, str)
+                or (isinstance(value, types.FunctionType) and value.__module__ == module))
+
+    torch_names = {k for k, v in env.items() if v is torch}
+    first = tree.body[0].lineno if tree.body else 1
+    found = _Allow(getattr(obj, "__name__", label).replace("<lambda>", label), tree, first,
+                   torch_names, lambda g: g in env and plain(env[g])).run(flow, label)
     for ident in sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}):
         target = env.get(ident)
-        if target is None or target is obj:
-            continue
-        if getattr(target, "__name__", None) in _ESCAPES:
-            found.append(f"{label}: `{ident}` switches off PyTorch's hooks")
-        elif isinstance(target, types.ModuleType) and target.__name__.split(".")[0] in _CONCURRENCY:
-            found.append(f"{label}: `{ident}` runs work outside the calling thread")
-        elif isinstance(target, types.ModuleType) and target.__name__.split(".")[0] in _MODULES:
-            found.append(f"{label}: `{ident}` reaches objects by computed names or runs code "
-                         "that the check cannot read")
-        elif getattr(target, "__module__", None) == module or (
-                isinstance(target, (list, tuple, dict)) and ident != label):
-            items = target.values() if isinstance(target, dict) else (
-                target if isinstance(target, (list, tuple)) else [target])
-            for item in items:
-                if callable(item) and getattr(item, "__module__", None) == module:
-                    found += _live_findings(item, ident, name, seen, module)
+        if isinstance(target, types.FunctionType) and target is not obj and \
+                target.__module__ == module:
+            found += [f for f in _live_findings(target, ident, name, seen, module, flow)
+                      if f not in found]
     return found
 
 
@@ -569,7 +824,14 @@ def source_casts(fn: Callable, dtype: Any) -> list[str]:
         raise TypeError(f"fn must be a function, got {type(fn).__name__}")
     name = _dtype_name(dtype)
     module = getattr(fn, "__module__", None) or "__main__"
-    return _live_findings(fn, getattr(fn, "__name__", "fn"), name, set(), module)
+    label = getattr(fn, "__name__", "fn")
+    flow = _Flow(label)
+    for _ in range(10):  # until what is known of floats stops growing
+        flow.changed = False
+        found = _live_findings(fn, label, name, set(), module, flow)
+        if not flow.changed:
+            break
+    return found
 
 
 def run_guarded(fn: Callable, dtype: Any, *args: Any, what: str = "the function") -> Any:

@@ -1,7 +1,8 @@
-"""labkit.nocast: the no-cast checks of notebook 04's round_to_bf16 exercise.
+"""labkit.nocast: the method checks of notebook 04's round_to_bf16 exercise.
 
-A cast to bfloat16 written any of the ways the course has seen is reported; naming the
-dtype where nothing is converted is not.
+The source check is an allow-list: a cast to bfloat16 written any of the ways the course has
+seen, and any other operation outside the list, is reported by name and line; bit-level
+answers written in several styles, and naming the dtype where nothing is converted, are not.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ CASTS = {
 def test_casts_are_reported(body):
     found = source_casts(define(body), torch.bfloat16)
     assert found, f"no finding for:\n{body}"
-    assert all(f.startswith("round_to_bf16: `") for f in found), found
+    assert all(f.startswith("round_to_bf16 uses `") for f in found), found
 
 
 def test_integer_code_and_mere_mentions_pass():
@@ -73,12 +74,12 @@ def test_integer_code_and_mere_mentions_pass():
 def test_a_notebook_helper_it_calls_is_read_too():
     fn = define("return helper(x)", extra="def helper(t):\n    return t.to(torch.bfloat16).float()\n\n")
     found = source_casts(fn, torch.bfloat16)
-    assert any(f.startswith("helper: ") for f in found), found
+    assert any(f.startswith("helper uses `to(torch.bfloat16)` (line 2") for f in found), found
 
 
 def test_global_alias_of_an_escape_is_reported():
     fn = define("with Off():\n    return x", extra="from torch._C import DisableTorchFunction as Off\n")
-    assert any("hooks" in f for f in source_casts(fn, torch.bfloat16))
+    assert source_casts(fn, torch.bfloat16)[0].startswith("round_to_bf16 uses `with` (line 2)")
 
 
 def test_unreadable_source_is_reported():
@@ -110,3 +111,61 @@ def test_forbid_casts_lets_integer_code_and_bit_views_through():
         got = fn(x)
         torch.tensor([0x3F80], dtype=torch.int16).view(torch.bfloat16)
     assert torch.equal(got, x.to(torch.bfloat16).float())
+
+
+OUTSIDE_THE_LIST = {
+    # a bfloat16 buffer made from integer bits, filled by a real cast inside copy_
+    "copy_": ("buf = torch.empty(x.shape, dtype=torch.int16).view(torch.bfloat16).to(x.device)\n"
+              "buf.copy_(x)\nreturn buf.float()", "view(torch.bfloat16)", 2),
+    # to() with a tensor argument casts to that tensor's dtype
+    "to a tensor": ("like = torch.zeros(1, dtype=torch.int32)\nreturn x.to(like)",
+                    "x.to(like)", 3),
+    "float arithmetic (Veltkamp's split)": ("c = x * 65537\nreturn c - (c - x)", "*", 2),
+    "true division": ("bits = x.view(torch.int32)\nreturn (bits / 65536).view(torch.float32)", "/", 3),
+    "a float constant": ("bits = x.view(torch.int32)\nreturn torch.where(bits > 0, x, 0.5)",
+                         "0.5", 3),
+    "new_tensor": ("return x.new_tensor(x)", "new_tensor", 2),
+    # an integer's value converted to float rounds it (to 24 bits): not a read-back of bits
+    # divmod on a float tensor is float arithmetic without an operator
+    "divmod": ("whole, part = divmod(x, 1)\nreturn whole", "divmod", 2),
+    "float() of integer values": ("return (x.view(torch.int32) >> 8).float()", "float", 2),
+    "numpy": ("return torch.from_numpy(x.numpy())", "from_numpy", 2),
+}
+
+
+@pytest.mark.parametrize("case", list(OUTSIDE_THE_LIST.values()), ids=list(OUTSIDE_THE_LIST))
+def test_the_first_operation_outside_the_list_is_named(case):
+    body, op, line = case
+    found = source_casts(define(body), torch.bfloat16)
+    assert found and found[0].startswith(f"round_to_bf16 uses `{op}` (line {line}"), found
+    assert "which is not one of the operations a bit-level answer may use: " in found[0]
+
+
+BIT_LEVEL_STYLES = {
+    "torch functions": """
+        bits = torch.bitwise_and(x.view(torch.int32), -1)
+        lsb = torch.bitwise_and(torch.bitwise_right_shift(bits, 16), 1)
+        out = torch.bitwise_and(torch.add(torch.add(bits, 0x7FFF), lsb), -65536)
+        return torch.where(torch.isnan(x), x, out.view(torch.float32))
+    """,
+    "// and %": """
+        u = x.view(torch.int32).to(torch.int64) % 2**32
+        low, high = u % 65536, u // 65536
+        up = (low > 32768) | ((low == 32768) & (high % 2 == 1))
+        r = ((high + up.to(torch.int64)) * 65536).to(torch.int32)
+        return torch.where(x != x, x, r.view(torch.float32))
+    """,
+    "int16 bits read back through a bfloat16 view": """
+        bits = x.view(torch.int32)
+        upper = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).to(torch.int16)
+        return torch.where(torch.isnan(x), x, upper.view(torch.bfloat16).float())
+    """,
+}
+
+
+@pytest.mark.parametrize("body", list(BIT_LEVEL_STYLES.values()), ids=list(BIT_LEVEL_STYLES))
+def test_bit_level_styles_pass_and_are_right(body):
+    fn = define(body)
+    assert source_casts(fn, torch.bfloat16) == []
+    x = torch.randn(4096)
+    assert torch.equal(fn(x), x.to(torch.bfloat16).float())

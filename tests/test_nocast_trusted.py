@@ -1,11 +1,13 @@
 """labkit.nocast on the trusted side: the judge reads the cells as handed in
 (labkit.remote.learner_sources) and follows everything round_to_bf16 can reach.
 
-Each attack below hides a cast to bfloat16 where a reading of ``def`` bodies alone misses
-it (a lambda-bound helper, an alias, a computed attribute name, a class, a decorator, a
-module-level patch of a library or of the in-kernel guard); each must be reported. Correct
-answers that merely name the dtype (an input check, a message, finfo, integer bits viewed
-as bfloat16 and read straight back) must not be.
+The check is an allow-list of the operations a bit-level answer needs. Each attack below
+hides a cast to bfloat16 (a lambda-bound helper, an alias, a computed attribute name, a
+class, a decorator, a module-level patch of a library or of the in-kernel guard, a bfloat16
+tensor made from integer bits and filled by copy_ or named in to()) or rounds some other way
+than by integer operations (float arithmetic, numpy); each must be reported. Correct answers
+that merely name the dtype (an input check, a message, finfo, integer bits viewed as
+bfloat16 and read straight back) must not be.
 """
 
 from __future__ import annotations
@@ -177,6 +179,52 @@ ATTACKS = {
         def round_to_bf16(x):
             return torch.from_numpy(x.numpy().astype(ml_dtypes.bfloat16).astype(np.float32))
         """,
+    "bfloat16 buffer from integer bits moved by .to(device), filled by copy_ (issue 37)": """
+        def round_to_bf16(x):
+            buf = torch.empty(x.shape, dtype=torch.int16).view(torch.bfloat16).to(x.device)
+            buf.copy_(x)
+            return buf.float()
+        """,
+    "to() a tensor made by a bfloat16 view (issue 37)": """
+        def round_to_bf16(x):
+            like = torch.zeros(1, dtype=torch.int16).view(torch.bfloat16).to(x.device)
+            return x.to(like).float()
+        """,
+    "to() an integer tensor": """
+        def round_to_bf16(x):
+            return x.to(torch.zeros(1, dtype=torch.int32))
+        """,
+    "float arithmetic in a helper (Veltkamp's split)": """
+        def split(t):
+            c = t * 65537
+            return c - (c - t)
+        def round_to_bf16(x):
+            return split(x)
+        """,
+    "float arithmetic on a float32 read-back": """
+        def round_to_bf16(x):
+            y = x.view(torch.int32).view(torch.float32)
+            y += 0
+            return y
+        """,
+    "a class of one's own": """
+        class Bits:
+            def __init__(self, x):
+                self.bits = x.view(torch.int32)
+        def round_to_bf16(x):
+            return Bits(x).bits.view(torch.float32)
+        """,
+    "struct and numpy (outside the list)": """
+        import struct
+        def round_to_bf16(x):
+            out = []
+            for v in x.reshape(-1).tolist():
+                b = struct.unpack("<I", struct.pack("<f", v))[0]
+                if (b & 0x7F800000) != 0x7F800000 or not (b & 0x7FFFFF):
+                    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+                out.append(b)
+            return torch.from_numpy(np.array(out, dtype=np.uint32).view(np.float32)).reshape(x.shape)
+        """,
     "name from nowhere": """
         def round_to_bf16(x):
             return secret_helper(x)
@@ -211,27 +259,21 @@ HONEST_WAYS = {
             top = _upper(x.view(torch.int32))
             return torch.where(x.isnan(), x, top.view(torch.bfloat16).float())
         """,
-    "helpers, lambdas and a class": """
+    "helpers and lambdas": """
         MASK = -0x10000
         half_step = lambda lsb: 0x7FFF + lsb
-        class Bits:
-            def __init__(self, x):
-                self.bits = x.view(torch.int32)
-            def rounded(self):
-                return (self.bits + half_step((self.bits >> 16) & 1)) & MASK
+        def rounded(bits):
+            return (bits + half_step((bits >> 16) & 1)) & MASK
         def round_to_bf16(x):
-            return torch.where(torch.isnan(x), x, Bits(x).rounded().view(torch.float32))
+            return torch.where(torch.isnan(x), x, rounded(x.view(torch.int32)).view(torch.float32))
         """,
-    "pure Python with struct and numpy": """
-        import struct
+    "a helper whose parameter is named like the answer's": """
+        def plus_half(x):
+            return x + 0x7FFF
         def round_to_bf16(x):
-            out = []
-            for v in x.reshape(-1).tolist():
-                b = struct.unpack("<I", struct.pack("<f", v))[0]
-                if (b & 0x7F800000) != 0x7F800000 or not (b & 0x7FFFFF):
-                    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
-                out.append(b)
-            return torch.from_numpy(np.array(out, dtype=np.uint32).view(np.float32)).reshape(x.shape)
+            bits = x.view(torch.int32)
+            return torch.where(torch.isnan(x), x, ((plus_half(bits) + ((bits >> 16) & 1))
+                                                   & -0x10000).view(torch.float32))
         """,
 }
 
@@ -270,9 +312,14 @@ def test_a_missing_answer_is_reported():
     assert "not defined" in findings("x = 1")[0]
 
 
-def test_findings_name_the_code():
+def test_findings_name_the_operation_and_its_line():
     found = findings(ATTACKS["lambda-bound helper"])
-    assert any("t.to(torch.bfloat16)" in f for f in found), found
+    assert found[0].startswith("to_bf16 uses `to(torch.bfloat16)` (cell 2, line 1"), found
+    found = findings(ATTACKS["bfloat16 buffer from integer bits moved by .to(device), filled by "
+                             "copy_ (issue 37)"])
+    assert found[0].startswith("round_to_bf16 uses `view(torch.bfloat16)` (line 2; not read "
+                               "back at once with `.float()`), which is not one of the "
+                               "operations a bit-level answer may use: "), found
 
 
 def test_remote_goes_to_the_submitted_cells(monkeypatch):

@@ -88,12 +88,16 @@ def parse(notebook: str, path: Path) -> Trick:
             continue
         f = re.match(r"^# ---- file: (\S+)$", line)
         c = re.match(r"^# ---- cell (after|into): (\S+)$", line)
+        r = re.match(r"^# ---- region: (\S+)$", line)
         if f:
             current = f.group(1)
             sections.append(("file", current, []))
         elif c:
             current = None
             sections.append((c.group(1), c.group(2), []))
+        elif r:
+            current = None
+            sections.append(("region", r.group(1), []))
         else:
             sections[-1][2].append(line)
     scores = head.get("scores", "same")
@@ -143,18 +147,25 @@ def _read(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-def honest(notebook: str, base: str) -> nbformat.NotebookNode:
+def honest(notebook: str, base: str, regions: tuple = ()) -> nbformat.NotebookNode:
     """Honest work named by a trick's base, trimmed to the cells grading reads
-    (tests/harness.py: the demos do not change a verdict and cost most of the run)."""
+    (tests/harness.py: the demos do not change a verdict and cost most of the run); with
+    ``regions`` (a trick's answers, as Variants) in place of the base's answers of those cells."""
     if base == "blank":
+        if regions:
+            raise ValueError("a '# ---- region:' trick builds on the solution or a variant")
         nb = _read(SOLUTIONS.parent / "notebooks" / notebook / f"{notebook}.ipynb")
         return CellGraph(nb).trim(nb)
     nb = _read(SOLUTIONS / notebook / f"{notebook}.ipynb")
+    for region in regions:
+        nb = inject(nb, region)
     if base != "solution":
         for token in base.split():
             if not token.startswith("variant:"):
                 raise ValueError(f"base {base!r}: use 'solution', 'blank' or 'variant:NAME ...'")
-            nb = inject(nb, base_variant(notebook, token.removeprefix("variant:")))
+            variant = base_variant(notebook, token.removeprefix("variant:"))
+            if variant.cell not in {r.cell for r in regions}:
+                nb = inject(nb, variant)
     return CellGraph(nb).trim(nb)
 
 
@@ -167,12 +178,17 @@ def _index(nb: nbformat.NotebookNode, gid: str) -> int:
 
 def with_trick(trick: Trick) -> nbformat.NotebookNode:
     """The base's notebook with the trick's cells: new cells after the named cells (by default
-    after the first answer cell), code appended to the end of the named answer cells."""
-    nb = copy.deepcopy(honest(trick.notebook, trick.base))
+    after the first answer cell), code appended to the end of the named answer cells, code in
+    place of the solution region of the named answer cells."""
+    regions = tuple(Variant(trick.notebook, trick.name, gid, [], code.strip("\n"))
+                    for how, gid, code in trick.cells if how == "region")
+    nb = copy.deepcopy(honest(trick.notebook, trick.base, regions))
     first = next(c.metadata["nbgrader"]["grade_id"] for c in nb.cells
                  if c.metadata.get("nbgrader", {}).get("solution"))
     for how, gid, code in trick.cells:
         gid = gid or trick.after or first
+        if how == "region":  # put in place by honest() above
+            continue
         at = _index(nb, gid)
         if how == "into":
             nb.cells[at].source = nb.cells[at].source.rstrip("\n") + "\n\n" + code
