@@ -21,18 +21,18 @@ grader's own and is not cleaned.
 
 What it keeps: plain text, PNG/JPEG/GIF images (valid base64, numeric sizes), error
 tracebacks, and HTML cut down to an allow-list of tags and attributes: tables, text
-formatting, lists, headings, code blocks, links to http, https and mailto (and to headings
-of the same cell list), images from ``data:image/png|jpeg|gif`` only; classes only those
-code highlighting and tables use; inline styles only colour, background colour, font
-weight, style, family and size (absolute, at most 32px), text decoration and alignment,
-vertical alignment, white space and padding (at most 2em). What it drops: every other output
-type (JavaScript, widget views, SVG, markdown and LaTeX outputs, JSON), widget state in the
-notebook's metadata, script, style, SVG and MathML elements with their content, forms,
-inputs, buttons, frames, objects, meta refreshes, event handlers, ids (headings keep theirs
-under a ``learner-`` prefix), every other style property (position, z-index, size, margins,
-transforms, backgrounds with images, ``url()``) and every link or image target with another
-scheme or none (``javascript:``, ``data:`` links, ``vbscript:``, ``file:``, relative paths).
-An output left with nothing to show says what was removed.
+formatting, lists, headings, code blocks, links to http, https and mailto (and to the
+submission's own headings), images from ``data:image/png|jpeg|gif`` only; classes only those
+code highlighting and tables use; inline styles only colour, background colour, font weight,
+style, family and size (at most 32px, or relative and not larger), text decoration and
+alignment, vertical alignment, white space and padding (at most 2em). What it drops: every
+other output type (JavaScript, widget views, SVG, markdown and LaTeX outputs, JSON), widget
+state in the notebook's metadata, script, style, SVG and MathML elements with their content,
+forms, inputs, buttons, frames, objects, meta refreshes, event handlers, ids (headings keep
+theirs under a ``learner-`` prefix), every other style property (position, z-index, size,
+margins, transforms, backgrounds with images, ``url()``) and every link or image target with
+another scheme or none (``javascript:``, ``data:`` links, ``vbscript:``, ``file:``, relative
+paths). An output left with nothing to show says what was removed.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ _HIGHLIGHT_LANGUAGE = re.compile(r"hl-[a-z0-9_+-]{1,30}\Z")
 # nested (font sizes are absolute or shrink; padding adds up only in the page's flow)
 _COLOUR = (r"#[0-9a-f]{3,4}|#[0-9a-f]{6}|#[0-9a-f]{8}|[a-z]{3,20}"
            r"|(rgb|rgba|hsl|hsla)\([0-9.%, ]{1,40}\)")
+_FAMILY = r"""([a-z][a-z0-9 -]{0,30}|'[a-z0-9 -]{1,30}'|"[a-z0-9 -]{1,30}")"""
 _LENGTH = re.compile(r"(\d{1,4}(?:\.\d{1,3})?|\.\d{1,3})(px|pt|em|rem|%)?\Z")
 _LIMITS = {  # property kind -> unit -> largest value
     "font-size": {"px": 32, "pt": 24, "em": 1, "rem": 1, "%": 100},
@@ -100,8 +101,7 @@ _KEYWORDS = {
     "color": _COLOUR, "background-color": _COLOUR,
     "font-weight": r"normal|bold|bolder|lighter|[1-9]00",
     "font-style": r"normal|italic|oblique",
-    "font-family": r"""([a-z][a-z0-9 -]{0,30}|'[a-z0-9 -]{1,30}'|"[a-z0-9 -]{1,30}")"""
-                   r"""(\s*,\s*([a-z][a-z0-9 -]{0,30}|'[a-z0-9 -]{1,30}'|"[a-z0-9 -]{1,30}")){0,4}""",
+    "font-family": rf"{_FAMILY}(\s*,\s*{_FAMILY}){{0,4}}",
     "font-size": r"xx-small|x-small|small|medium|large|x-large|smaller",
     "text-decoration": r"none|((underline|overline|line-through)\s*){1,3}",
     "text-align": r"left|right|center|justify|start|end",
