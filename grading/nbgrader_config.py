@@ -45,14 +45,16 @@ c.Autograde.autograde_preprocessors = [
     SanitizeNotebook, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # No learner script in any staff or student view (grading/sanitize.py): the notebook
-# autograde stores is reduced to safe content (SanitizeNotebook above), and so is every
-# notebook an HTMLExporter of this config renders (the formgrader's submission pages,
-# every feedback file, notebooks graded before this was on), with nbconvert's own
-# sanitize_html as a second layer, through the course's allow-list (nbconvert's own would
-# escape a table's <th> and <tbody> and every inline style).
+# autograde stores keeps only safe outputs (SanitizeNotebook above), and every notebook an
+# HTMLExporter of this config renders (the formgrader's submission pages, every feedback
+# file, notebooks graded before this was on) is cleaned again: outputs by SanitizeNotebook
+# and nbconvert's sanitize_html (through the course's allow-list: nbconvert's own would
+# escape a table's <th> and <tbody> and every inline style), markdown after it is rendered
+# to HTML (nbgrader's templates put markdown2html's HTML into the page uncleaned).
 c.HTMLExporter.preprocessors = ["grading.sanitize.SanitizeNotebook"]
 c.HTMLExporter.sanitize_html = True
-c.HTMLExporter.filters = {"clean_html": "grading.sanitize.clean_html"}
+c.HTMLExporter.filters = {"clean_html": "grading.sanitize.clean_html",
+                          "markdown2html": "grading.sanitize.markdown2html"}
 
 # Per-cell time limit. nbgrader's Execute preprocessor reads Execute.timeout (seconds);
 # a cell that runs longer is interrupted, scores 0, and the notebook goes on.

@@ -3,37 +3,50 @@
 A submission's markdown cells and its cells' outputs are the learner's to write
 (``display(HTML(...))``, ``Javascript(...)``, a ``_repr_html_``, raw HTML in markdown). The
 formgrader renders an autograded notebook and nbgrader's feedback renders it again, both
-with nbconvert's HTMLExporter, and both of nbgrader's templates put markdown into the page
-without nbconvert's ``clean_html``. ``SanitizeNotebook`` is the one place that makes a
-notebook safe to render; grading/nbgrader_config.py runs it
+with nbconvert's HTMLExporter, and both of nbgrader's templates put rendered markdown into
+the page without nbconvert's ``clean_html``. Learner HTML is cleaned after it is HTML, by
+nh3 (the Rust sanitizer ammonia; it parses as a browser does, html5ever), never by reading
+markdown or HTML with regular expressions. grading/nbgrader_config.py wires it in:
 
-- at autograde time, on the notebook nbgrader stores (so every later view starts safe), and
-- in every HTMLExporter the course's config builds (the formgrader's submission pages and
-  every feedback file), with nbconvert's own ``sanitize_html`` on as a second layer.
+- ``SanitizeNotebook`` (at autograde time, on the notebook nbgrader stores, and again in
+  every HTMLExporter the course's config builds) keeps only safe output types and cleans
+  HTML outputs and raw cells;
+- ``markdown2html``, the exporters' markdown filter, renders markdown as nbconvert does and
+  cleans the HTML it becomes, in the formgrader's pages and in every feedback file;
+- ``clean_html`` is nbconvert's ``clean_html`` filter (``sanitize_html`` on: outputs again).
+
+The page around the learner's content (nbgrader's templates, nbconvert's CSS, the
+formgrader's scripts, highlighted code, tracebacks coloured from escaped text) is the
+grader's own and is not cleaned.
 
 What it keeps: plain text, PNG/JPEG/GIF images (valid base64, numeric sizes), error
-tracebacks (nbconvert escapes them), and HTML cut down to an allow-list of tags and
-attributes (tables, text formatting, lists, links to http/https/mailto, images from
-``data:image/png|jpeg|gif`` only), so honest tables and the course widgets' static copies
-still show, with inline styles cut to colour, type and spacing. What it drops: every other output type (JavaScript, widget views, SVG,
-markdown and LaTeX outputs, JSON), widget state in the notebook's metadata, style
-elements and attributes, event handlers, frames, objects, forms and meta refreshes. An
-output left with nothing to show says what was removed. Markdown keeps its text: HTML in
-it that is not on the list is escaped (shown as text), and link or image targets with any
-other scheme (``javascript:``, ``data:``, ``vbscript:``, ``file:``) become ``#``.
+tracebacks, and HTML cut down to an allow-list of tags and attributes: tables, text
+formatting, lists, headings, code blocks, links to http, https and mailto (and to the
+submission's own headings), images from ``data:image/png|jpeg|gif`` only; classes only those
+code highlighting and tables use; inline styles only colour, background colour, font weight,
+style, family and size (at most 32px, or relative and not larger), text decoration and
+alignment, vertical alignment, white space and padding (at most 2em). What it drops: every
+other output type (JavaScript, widget views, SVG, markdown and LaTeX outputs, JSON), widget
+state in the notebook's metadata, script, style, SVG and MathML elements with their content,
+forms, inputs, buttons, frames, objects, meta refreshes, event handlers, ids (headings keep
+theirs under a ``learner-`` prefix), every other style property (position, z-index, size,
+margins, transforms, backgrounds with images, ``url()``) and every link or image target with
+another scheme or none (``javascript:``, ``data:`` links, ``vbscript:``, ``file:``, relative
+paths). An output left with nothing to show says what was removed.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import html
 import re
 
-import bleach
-from bleach.css_sanitizer import CSSSanitizer
+import nh3
+from jinja2 import pass_context
+from nbconvert.filters import strip_files_prefix
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
+from pygments.token import STANDARD_TYPES
 from traitlets import Bool
 
 TAGS = frozenset({
@@ -42,92 +55,157 @@ TAGS = frozenset({
     "ins", "kbd", "li", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub",
     "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "tt", "u", "ul",
     "var"})
+# gone with everything inside them (the rest of the tags off the list go, their text stays)
+DROP_WITH_CONTENT = frozenset({
+    "script", "style", "template", "noscript", "xmp", "iframe", "object", "embed", "noembed",
+    "noframes", "textarea", "title", "svg", "math", "select", "button", "form", "head"})
 SAFE_MIMES = ("text/plain", "image/png", "image/jpeg", "image/gif")
 LINK_SCHEMES = ("http", "https", "mailto")
 IMAGE_DATA = re.compile(r"data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*\Z", re.I)
-# inline styles keep colour, type and spacing (the course's widgets colour bit fields);
-# nothing that places, hides, overlays or loads anything (position, display, url(), ...)
-CSS_PROPERTIES = frozenset({
-    "color", "background-color", "font-family", "font-size", "font-style", "font-weight",
-    "white-space", "text-align", "vertical-align", "text-decoration", "letter-spacing",
-    "padding", "padding-left", "padding-right", "padding-top", "padding-bottom",
-    "margin-left", "margin-right", "border", "border-collapse", "border-bottom", "border-top",
-    "border-left", "border-right"})
-_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
-_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
-_TAGLIKE = re.compile(r"<[A-Za-z/!?]")
-# markdown link and image targets: [text](target ...) and reference definitions [id]: target
-_MD_INLINE = re.compile(r"(!?\[[^\]]*\]\(\s*)(<[^>]*>|[^\s)]+)")
-_MD_REFDEF = re.compile(r"(?m)^( {0,3}\[[^\]]+\]:\s*)(<[^>]*>|\S+)")
+_LINK = re.compile(r"(https?|mailto):", re.I)
+_STYLED = ("div", "span", "p", "table", "tr", "td", "th", "code", "pre")
+_ATTRIBUTES = {
+    **{tag: {"title"} for tag in TAGS},
+    **{tag: {"title", "class", "style"} for tag in _STYLED},
+    **{f"h{n}": {"title", "id"} for n in range(1, 7)},
+    "a": {"title", "href", "class"},
+    "img": {"title", "alt", "src", "width", "height"},
+    "col": {"span", "width"}, "colgroup": {"span", "width"},
+    "td": {"title", "class", "style", "colspan", "rowspan", "align"},
+    "th": {"title", "class", "style", "colspan", "rowspan", "align"},
+    "table": {"title", "class", "style", "align", "border"},
+    "tr": {"title", "class", "style", "align"},
+    "p": {"title", "class", "style", "align"},
+    "div": {"title", "class", "style", "align"},
+}
+_NUMBERS = {"width": 2000, "height": 2000, "span": 100, "colspan": 100, "rowspan": 100,
+            "border": 4}
+# classes: those nbconvert's code highlighting (pygments) and tables put on learner HTML,
+# none that the page's CSS places, sizes or shows (bootstrap's modal-backdrop, navbar-...)
+CLASSES = frozenset({*STANDARD_TYPES.values(), "hll", "highlight", "anchor-link",
+                     "dataframe"}) - {""}
+_HIGHLIGHT_LANGUAGE = re.compile(r"hl-[a-z0-9_+-]{1,30}\Z")
+
+# Inline styles: each property with the values it may take, bounded so that nothing a
+# learner writes places, overlays, hides or loads anything, or grows without bound when
+# nested (font sizes are absolute or shrink; padding adds up only in the page's flow)
+_COLOUR = (r"#[0-9a-f]{3,4}|#[0-9a-f]{6}|#[0-9a-f]{8}|[a-z]{3,20}"
+           r"|(rgb|rgba|hsl|hsla)\([0-9.%, ]{1,40}\)")
+_FAMILY = r"""([a-z][a-z0-9 -]{0,30}|'[a-z0-9 -]{1,30}'|"[a-z0-9 -]{1,30}")"""
+_LENGTH = re.compile(r"(\d{1,4}(?:\.\d{1,3})?|\.\d{1,3})(px|pt|em|rem|%)?\Z")
+_LIMITS = {  # property kind -> unit -> largest value
+    "font-size": {"px": 32, "pt": 24, "em": 1, "rem": 1, "%": 100},
+    "padding": {"px": 32, "pt": 24, "em": 2, "rem": 2, "%": 0, "": 0},
+}
+_KEYWORDS = {
+    "color": _COLOUR, "background-color": _COLOUR,
+    "font-weight": r"normal|bold|bolder|lighter|[1-9]00",
+    "font-style": r"normal|italic|oblique",
+    "font-family": rf"{_FAMILY}(\s*,\s*{_FAMILY}){{0,4}}",
+    "font-size": r"xx-small|x-small|small|medium|large|x-large|smaller",
+    "text-decoration": r"none|((underline|overline|line-through)\s*){1,3}",
+    "text-align": r"left|right|center|justify|start|end",
+    "vertical-align": r"baseline|top|middle|bottom|sub|super|text-top|text-bottom",
+    "white-space": r"normal|nowrap|pre|pre-wrap|pre-line",
+}
+CSS_PROPERTIES = frozenset({*_KEYWORDS, "padding", "padding-left", "padding-right",
+                            "padding-top", "padding-bottom"})
 
 
-def _scheme(url: str) -> str | None:
-    """The scheme a browser would see in ``url`` (entities decoded, control characters and
-    spaces dropped), lower case; None for a relative URL."""
-    m = _SCHEME.match(_CONTROL.sub("", html.unescape(url)))
-    return m.group(1).lower() if m else None
+def _length_ok(value: str, kind: str) -> bool:
+    m = _LENGTH.match(value)
+    if not m:
+        return False
+    limit = _LIMITS[kind].get(m.group(2) or "")
+    return limit is not None and float(m.group(1)) <= limit
 
 
-def safe_link(url: str) -> bool:
-    """A link target that cannot run script: relative, or http, https, mailto."""
-    scheme = _scheme(url)
-    return scheme is None or scheme in LINK_SCHEMES
-
-
-def safe_image_src(url: str) -> bool:
-    """An image source that makes no request and runs nothing: inline PNG, JPEG or GIF."""
-    return bool(IMAGE_DATA.match(_CONTROL.sub("", html.unescape(url))))
-
-
-def _attribute(tag: str, name: str, value: str) -> bool:
-    if name in ("title", "alt"):
+def _declaration_ok(prop: str, value: str) -> bool:
+    if prop in _KEYWORDS and re.fullmatch(_KEYWORDS[prop], value):
         return True
-    if tag == "a" and name == "href":
-        return safe_link(value)
-    if tag == "img" and name == "src":
-        return safe_image_src(value)
-    if tag in ("img", "col", "colgroup") and name in ("width", "height", "span"):
-        return value.strip().isdigit()
-    if tag in ("td", "th") and name in ("colspan", "rowspan"):
-        return value.strip().isdigit()
-    if tag in ("td", "th", "tr", "table", "p", "div") and name == "align":
-        return value.strip().lower() in ("left", "right", "center", "justify")
-    return tag in ("div", "span", "table", "td", "th", "tr", "p", "code", "pre") \
-        and name in ("class", "style")
+    if prop == "font-size":
+        return _length_ok(value, "font-size")
+    if prop.startswith("padding"):
+        parts = value.split()
+        return 0 < len(parts) <= (4 if prop == "padding" else 1) \
+            and all(_length_ok(p, "padding") for p in parts)
+    return False
 
 
-_css = CSSSanitizer(allowed_css_properties=CSS_PROPERTIES, allowed_svg_properties=())
-_cleaner = bleach.Cleaner(tags=TAGS, attributes=_attribute, protocols=[*LINK_SCHEMES, "data"],
-                          strip=True, strip_comments=True, css_sanitizer=_css)
-_escaper = bleach.Cleaner(tags=TAGS, attributes=_attribute, protocols=[*LINK_SCHEMES, "data"],
-                          strip=False, strip_comments=True, css_sanitizer=_css)
-_DROP_WITH_CONTENT = re.compile(r"(?is)<(script|style|template|noscript|xmp|iframe|object|"
-                                r"noembed|noframes|textarea|title)\b.*?(</\1\s*>|\Z)")
+def clean_style(style: str) -> str | None:
+    """``style`` cut to the properties and values above (the rest dropped), None if empty.
+    Anything CSS could read other than plain keywords, numbers and colours (escapes,
+    comments, ``url()``, ``!important``, ``expression()``) drops its declaration."""
+    kept = []
+    for declaration in style.split(";"):
+        prop, sep, value = declaration.partition(":")
+        prop, value = prop.strip().lower(), " ".join(value.split()).lower()
+        if sep and re.fullmatch(r"[a-z0-9#%(),.'\" -]*", value) and "url(" not in value \
+                and _declaration_ok(prop, value):
+            kept.append(f"{prop}:{value}")
+    return ";".join(kept) or None
+
+
+def _classes(value: str) -> str | None:
+    kept = [c for c in value.split() if c in CLASSES or _HIGHLIGHT_LANGUAGE.match(c)]
+    return " ".join(kept) or None
+
+
+def _attribute(tag: str, name: str, value: str) -> str | None:
+    """nh3's attribute filter: the value kept (perhaps cut down), or None to drop it."""
+    if name == "href":   # nh3 has already dropped every scheme but these and data:
+        return value if _LINK.match(value) or value.startswith("#") else None
+    if name == "src":
+        return value if IMAGE_DATA.match(value) else None
+    if name == "style":
+        return clean_style(value)
+    if name == "class":
+        return _classes(value)
+    if name in _NUMBERS:
+        v = value.strip()
+        return v if v.isdigit() and int(v) <= _NUMBERS[name] else None
+    if name == "align":
+        v = value.strip().lower()
+        return v if v in ("left", "right", "center", "justify") else None
+    return value
+
+
+def _relative(url: str) -> str | None:
+    """A link within the page goes to the learner's own (prefixed) heading; every other
+    relative URL goes (nbconvert's strip_files_prefix would make ``files/javascript:...``
+    a script link, and any path is a request in the viewer's session)."""
+    if not url.startswith("#"):
+        return None
+    return "#learner-" + url[1:].removeprefix("learner-")
+
+
+_cleaner = nh3.Cleaner(
+    tags=set(TAGS), clean_content_tags=set(DROP_WITH_CONTENT),
+    attributes={tag: set(names) for tag, names in _ATTRIBUTES.items()},
+    attribute_filter=_attribute, strip_comments=True, link_rel="noopener noreferrer",
+    url_schemes={*LINK_SCHEMES, "data"}, url_relative=_relative,
+    filter_style_properties=set(CSS_PROPERTIES), id_prefix="learner-")
 
 
 def clean_html(text: str) -> str:
-    """HTML with only the allowed tags and attributes; script and style elements go with
-    their content, other tags off the list go and their text stays."""
-    return _cleaner.clean(_DROP_WITH_CONTENT.sub("", text))
+    """HTML with only the allowed tags, attributes, classes and styles (module docstring)."""
+    return _cleaner.clean(text)
 
 
-def clean_markdown(source: str) -> str:
-    """Markdown whose HTML is on the allow-list (the rest is escaped, so it shows as text)
-    and whose link and image targets cannot run script or make a request. Markdown with
-    neither is returned unchanged."""
-    if _TAGLIKE.search(source):
-        # the serializer escapes every '<', '>' and '&' in text; only '<' must stay escaped
-        source = _escaper.clean(source).replace("&gt;", ">").replace("&amp;", "&")
+_exporter = None
 
-    def inline(m: re.Match) -> str:
-        target = m.group(2).strip("<>")
-        ok = safe_image_src(target) if m.group(1).startswith("!") else safe_link(target)
-        return m.group(0) if ok else m.group(1) + "#"
 
-    def refdef(m: re.Match) -> str:
-        return m.group(0) if safe_link(m.group(2).strip("<>")) else m.group(1) + "#"
+@pass_context
+def markdown2html(context, source: str) -> str:
+    """The exporters' markdown filter: markdown rendered as nbconvert renders it (attachments
+    included), ``files/`` prefixes stripped, then the HTML cleaned. The templates'
+    ``strip_files_prefix`` after it finds nothing left to change into a link."""
+    global _exporter
+    if _exporter is None:
+        from nbconvert.exporters import HTMLExporter
 
-    return _MD_REFDEF.sub(refdef, _MD_INLINE.sub(inline, source))
+        _exporter = HTMLExporter()
+    return clean_html(strip_files_prefix(_exporter.markdown2html(context, source)))
 
 
 def _text(value) -> str:
@@ -167,19 +245,19 @@ def clean_output(output: NotebookNode) -> NotebookNode:
     meta = {}
     for mime, value in dict(output.get("metadata", {})).items():
         if mime in kept and mime.startswith("image/") and isinstance(value, dict):
-            meta[mime] = {k: int(v) for k, v in value.items()
-                          if k in ("width", "height") and str(v).strip().isdigit()}
+            meta[mime] = {k: int(v) for k, v in value.items() if k in ("width", "height")
+                          and str(v).strip().isdigit() and int(v) <= _NUMBERS[k]}
     output["metadata"] = NotebookNode(meta)
     return output
 
 
 def sanitize_notebook(nb: NotebookNode) -> NotebookNode:
-    """``nb`` (changed in place) with no content that runs script when rendered."""
+    """``nb`` (changed in place) with safe outputs, raw cells and attachments and no widget
+    state. Markdown cells stay as the learner wrote them: they are cleaned once rendered
+    (``markdown2html``), so every view of them needs the course's exporter config."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            cell.source = clean_markdown(_text(cell.source))
-        elif cell.cell_type == "raw":
+        if cell.cell_type == "raw":
             cell.source = clean_html(_text(cell.source))
         elif cell.cell_type == "code":
             cell.outputs = [clean_output(o) for o in cell.get("outputs", [])]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import copy
 import io
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from grading.sanitize import clean_html, clean_markdown, sanitize_notebook
+from grading.sanitize import clean_html, markdown2html, sanitize_notebook
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -107,8 +108,9 @@ class Acting(HTMLParser):
         self.found |= {m for m in self.markers if m in text}
 
     def handle_starttag(self, tag, attrs):
-        for _name, value in attrs:
-            self._note(value or "")
+        for name, value in attrs:
+            if name != "title":   # shown as a tooltip, never acted on
+                self._note(value or "")
         if tag in ("script", "style"):
             self.inside.append(tag)
 
@@ -167,11 +169,14 @@ def test_every_hostile_case_acts_in_the_raw_page(template):
 
 @pytest.mark.parametrize("template", ["formgrade", "feedback"])
 def test_sanitized_notebook_renders_nothing_that_acts(template):
-    """What autograde stores (sanitize_notebook) is safe under nbconvert's defaults too."""
+    """What autograde stores (sanitize_notebook) has only safe outputs and no widget state,
+    under nbconvert's defaults too. Its markdown stays as the learner wrote it: markdown is
+    cleaned once rendered, by the course's config (the test below)."""
     nb = sanitize_notebook(hostile_notebook())
     page = render(nb, template, course_config=False)
-    assert not acting(page, ALL_MARKERS)
+    assert not acting(page, [*RICH_MARKERS, "PWNW"])
     assert "widgets" not in nb.metadata
+    assert [c.source for c in nb.cells] == [c.source for c in hostile_notebook().cells]
 
 
 @pytest.mark.parametrize("template", ["formgrade", "feedback"])
@@ -236,17 +241,143 @@ def test_course_widgets_static_copies_are_kept():
         if "image/png" in bundle:
             assert data["image/png"] == bundle["image/png"]
         if "text/html" in bundle:   # the same HTML, attributes written out by the sanitizer
-            assert data["text/html"] == '<p><span style="color:#d62728;">3</span></p>'
+            assert data["text/html"] == '<p><span style="color:#d62728">3</span></p>'
 
 
-@pytest.mark.parametrize("source,kept", [
-    ("x <img src=x onerror=alert(1)> y", "x <img> y"),
-    ("[a](javascript:alert(1))", "[a](#))"),
-    ("[a](JaVaScRiPt&colon;alert(1))", "[a](#))"),
-    ("![i](/api/contents/secret)", "![i](#)"),
-    ("[r]: javascript:alert(1)", "[r]: #"),
-    ("<script>fetch('/api')</script>", "&lt;script>fetch('/api')&lt;/script>"),
-    ("[ok](https://example.org) and [rel](#section)", "[ok](https://example.org) and [rel](#section)"),
+def md(source: str) -> str:
+    """``source`` as the course's exporters render a markdown cell (cleaned after rendering)."""
+    return markdown2html({}, source)
+
+
+@pytest.mark.parametrize("source,html", [
+    ("x <img src=x onerror=alert(1)> y", "<p>x <img> y</p>"),
+    ("[a](javascript:alert(1))", '<p><a rel="noopener noreferrer">a</a></p>'),
+    ("[a](JaVaScRiPt&colon;alert(1))", '<p><a rel="noopener noreferrer">a</a></p>'),
+    ("![i](/api/contents/secret)", '<p><img alt="i"></p>'),
+    ("[ok](https://example.org) [m](mailto:a@b.org)",
+     '<p><a href="https://example.org" rel="noopener noreferrer">ok</a> '
+     '<a href="mailto:a@b.org" rel="noopener noreferrer">m</a></p>'),
+    ("<script>fetch('/api')</script>after", "after"),
 ])
-def test_markdown_cases(source, kept):
-    assert clean_markdown(source) == kept
+def test_markdown_cleaned_after_rendering(source, html):
+    assert md(source).strip() == html
+
+
+def test_honest_markdown_is_kept():
+    """Headings (their ids under a prefix, so none clashes with the page's), code blocks with
+    their highlighting, tables, lists, emphasis, maths (MathJax reads it from the text)."""
+    source = ("# Ring all-reduce\n\nSee [above](#Ring-all-reduce). *Each* rank **sends** "
+              "$a < b$.\n\n```python\nimport torch\n```\n\n| rank | bytes |\n|---|---|\n"
+              "| 0 | 8 |\n\n- one\n- two\n")
+    html = md(source)
+    assert '<h1 id="learner-Ring-all-reduce">' in html
+    assert '<a href="#learner-Ring-all-reduce"' in html
+    assert '<span class="kn">import</span>' in html and '<div class="highlight">' in html
+    assert "<th>rank</th>" in html and "<td>8</td>" in html and "<li>one</li>" in html
+    assert "<em>Each</em>" in html and "<strong>sends</strong>" in html
+    assert "$a &lt; b$" in html
+
+
+# Forms that reached the formgrader's page and the feedback through the regex sanitizer
+# (each fails on it): a script link (marker in its href) or styles that cover or imitate
+# the page (marker in the element's title, which is kept).
+LINKS = {
+    "PWNL1": "> see [the notes][n]\n>\n> [n]: javascript:{js}",       # definition in a quote
+    "PWNL2": "1. see [the notes][n]\n\n    [n]: javascript:{js}",      # ... in a list item
+    "PWNL3": "[the [full] notes](javascript:{js})",                     # nested brackets
+    "PWNL4": "[notes](files/javascript:{js})",          # strip_files_prefix makes it a script
+    "PWNL5": "[![plot](data:image/png;base64,iVBORw0KGgo=)](javascript:{js})",  # image link
+    "PWNL6": "[notes][a\\]b]\n\n[a\\]b]: javascript:{js}",  # escaped bracket in the label
+}
+STYLES = {
+    "PWNS1": '<span title="PWNS1" style="font-size:900px;line-height:1">'
+             '[&#9608;&#9608;](javascript:{js})</span>',
+    # a fake 'session expired' screen over the page (negative margins, huge padding and type)
+    "PWNS2": '<div title="PWNS2" style="background-color:#f5f5f5;color:#333;font-size:40px;'
+             'text-align:center;padding:400px 0;margin-left:-3000px;margin-right:-3000px">'
+             "Your session has expired. Please log in again.</div>",
+    # the page's own CSS does it: bootstrap's backdrop is fixed, full-screen, z-index 1040
+    "PWNS3": '<div title="PWNS3" class="modal-backdrop">Session expired</div>',
+    # relative sizes compound when nested (2em x 12 = 4096 times the text)
+    "PWNS4": '<span title="PWNS4" style="font-size:2em">' * 12 + "big" + "</span>" * 12,
+}
+# forms the regex sanitizer held too (the last one it left as an inert 'url([bad url])'),
+# kept as cases
+HELD = {
+    "PWNH1": '<a href="jav&#x09;ascript:{js}">tab in the scheme</a>',
+    "PWNH2": '<math><mtext><a href="javascript:{js}">m</a></mtext></math>'
+             '<svg><a xlink:href="javascript:{js}"><text>s</text></a></svg>',
+    "PWNH3": '<form><button formaction="javascript:{js}">b</button>'
+             '<input type="image" formaction="javascript:{js}"></form>',
+    "PWNH4": '<span title="PWNH4" style="background-color:url(https://example.org/{js});'
+             'background-image:url(https://example.org/x.png);color:red">css url</span>',
+}
+COVER_OK = {"color", "background-color", "font-weight", "font-style", "font-family",
+            "font-size", "text-decoration", "text-align", "vertical-align", "white-space",
+            "padding", "padding-left", "padding-right", "padding-top", "padding-bottom"}
+
+
+def covers(style: str) -> list[str]:
+    """Declarations of ``style`` that could place, size, overlay or load anything: a
+    property off the short list, ``url()``, type over 32px (or growing when nested),
+    padding over 2em."""
+    bad = []
+    for declaration in filter(str.strip, style.split(";")):
+        prop, _, value = (x.strip().lower() for x in declaration.partition(":"))
+        sizes = [(float(n), u) for n, u in
+                 re.findall(r"(-?[\d.]+)(px|pt|em|rem|%)?", value)]
+        limit = ({"px": 32, "pt": 24, "em": 1, "rem": 1, "%": 100} if prop == "font-size"
+                 else {"px": 32, "pt": 24, "em": 2, "rem": 2, "": 0})
+        if prop not in COVER_OK or "url(" in value or (
+                (prop == "font-size" or prop.startswith("padding"))
+                and any(n < 0 or n > limit.get(u, -1) for n, u in sizes)):
+            bad.append(declaration.strip())
+    return bad
+
+
+class Styled(HTMLParser):
+    """Styles and classes of the elements whose title is a marker."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: dict[str, list[tuple[str, str]]] = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if (a.get("title") or "").startswith("PWN"):
+            self.found.setdefault(a["title"], []).append((a.get("style") or "",
+                                                          a.get("class") or ""))
+
+
+def covering(page: str) -> dict[str, list[str]]:
+    """Marked elements with a style that covers (see ``covers``) or a class of the page's."""
+    parser = Styled()
+    parser.feed(page)
+    out = {}
+    for marker, elements in parser.found.items():
+        bad = [b for style, classes in elements for b in covers(style)]
+        bad += [c for _, classes in elements for c in classes.split() if c == "modal-backdrop"]
+        if bad:
+            out[marker] = bad
+    return out
+
+
+def attack_notebook(cases: dict) -> nbformat.NotebookNode:
+    cells = [new_markdown_cell(src.format(js=js(m))) for m, src in cases.items()]
+    return new_notebook(cells=cells, metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+
+
+@pytest.mark.parametrize("template", ["formgrade", "feedback"])
+@pytest.mark.parametrize("marker", [*LINKS, *STYLES, *HELD])
+def test_attack_forms_are_harmless_in_the_page(template, marker):
+    """Each form alone in a submission's markdown, in the page the course's config renders:
+    no script link, no style that covers or imitates the page. The raw page (nbgrader
+    without the sanitizer) carries each one."""
+    cases = {**LINKS, **STYLES, **HELD}
+    nb = attack_notebook({marker: cases[marker]})
+    raw = render(nb, template, course_config=False)
+    assert acting(raw, [marker]) or covering(raw).get(marker), "not an attack"
+    page = render(nb, template, course_config=True)
+    assert not acting(page, [marker]), page
+    assert not covering(page), covering(page)

@@ -10,6 +10,14 @@ formgrader of an instructor's Jupyter server (the course's config) and its feedb
 opened from the same origin, in headless Chromium: no request, no file, no title change, no
 dialog. The same hand-in rendered by nbgrader without the sanitizer, in the same browser
 against the same server, does all three: so the test can fail.
+
+Some cells act only when the viewer clicks: ``javascript:`` links written as a markdown
+reference definition inside a blockquote or a list item, with nested brackets in the link
+text, behind a ``files/`` prefix, around an image, wrapped in a 900px span or a fake
+"session expired" block that covers the page, or under bootstrap's full-screen backdrop
+class; a tab inside the scheme, a link inside MathML, a form button's ``formaction``. Each
+page is clicked at its centre and on every such link: no request to ``/api/contents``, no
+file written, no dialog.
 """
 
 from __future__ import annotations
@@ -50,6 +58,24 @@ MARKDOWN = {
     "md-iframe": '<iframe srcdoc="<script>/*{mark}*/parent.eval(atob(\'{b64}\'))</script>"></iframe>',
     "md-details": '<details open ontoggle="{js}">x</details>',
 }
+GIF = "R0lGODlhAQABAIAAAAAAAP///ywAAAAAAQABAAACAUwAOw=="
+# clicked: {link} is a javascript: URL that runs the payload, {text} the link's own text
+CLICKS = {
+    "click-quote": "> see [{text}][n]\n>\n> [n]: {link}",
+    "click-list": "1. see [{text}][n]\n\n    [n]: {link}",
+    "click-nested": "[{text} [full] notes]({link})",
+    "click-900px": '<span style="font-size:900px;line-height:1">[{text} [x]]({link})</span>',
+    "click-expired": ('<div style="background-color:#f5f5f5;color:#333;font-size:40px;'
+                      'text-align:center;padding:400px 0;margin-left:-3000px;'
+                      'margin-right:-3000px">\n\nYour session has expired. '
+                      "[{text} [log in again]]({link})\n\n</div>"),
+    "click-backdrop": '[<span class="modal-backdrop"></span>{text} [x]]({link})',
+    "click-files": "[{text}](files/{link})",
+    "click-image": "[{text} ![plot](data:image/gif;base64," + GIF + ")]({link})",
+    "click-tab": '<a href="jav&#x09;ascript:{js}">{text}</a>',
+    "click-math": '<math><mtext><a href="{link}">{text}</a></mtext></math>',
+    "click-form": '<form><button formaction="{link}">{text}</button></form>',
+}
 OUTPUTS = {
     "out-html": lambda js: ("text/html", f'<img src=x onerror="{js}">'),
     "out-js": lambda js: ("application/javascript", js),
@@ -67,6 +93,10 @@ def hostile_submission() -> nbformat.NotebookNode:
         js = payload(tag)
         nb.cells.append(new_markdown_cell(src.format(
             js=js, mark=f"pwned-{tag}", b64=base64.b64encode(js.encode()).decode())))
+    for tag, src in CLICKS.items():
+        js = f"eval(atob('{base64.b64encode(payload(tag).encode()).decode()}'))//pwned-{tag}"
+        nb.cells.append(new_markdown_cell(src.format(link=f"javascript:{js}", js=js,
+                                                     text=f"open-{tag}")))
     lines, saved = ["from IPython.display import HTML, Javascript, display"], []
     for tag, make in OUTPUTS.items():
         mime, value = make(payload(tag))
@@ -82,7 +112,8 @@ def hostile_submission() -> nbformat.NotebookNode:
     return nb
 
 
-MARKS = [f"pwned-{tag}" for tag in [*MARKDOWN, *OUTPUTS]]
+MARKS = [f"pwned-{tag}" for tag in [*MARKDOWN, *CLICKS, *OUTPUTS]]
+OUTPUT_MARKS = {f"pwned-{tag}" for tag in OUTPUTS}
 
 
 def unsanitized_feedback(nb) -> str:
@@ -163,8 +194,28 @@ class Watch:
         time.sleep(SETTLE_S)
         return self.page.title()
 
+    def click_everything(self, url: str) -> None:
+        """Click the page's centre, then every clicked case's link where it is still on the
+        page: with the mouse where it is drawn (whatever covers it gets the click) and on the
+        element itself; back to ``url`` after any navigation."""
+        size = self.page.viewport_size or {"width": 1280, "height": 720}
+        targets = [None, *CLICKS]
+        for tag in targets:
+            if tag is None:
+                self.page.mouse.click(size["width"] / 2, size["height"] / 2)
+            else:
+                found = self.page.locator("a, button", has_text=f"open-{tag}")
+                if found.count():
+                    found.first.click(force=True, timeout=10_000)
+                    found.first.dispatch_event("click")
+            time.sleep(0.5)
+            if self.page.url != url:
+                self.page.goto(url, wait_until="load")
+        time.sleep(SETTLE_S)
+
     def acted(self, course) -> dict:
-        hostile = [(m, u) for m, u in self.requests if "pwned" in u or m == "PUT"]
+        hostile = [(m, u) for m, u in self.requests
+                   if "pwned" in u or m == "PUT" or "/api/contents" in u]
         return {"requests": hostile, "dialogs": list(self.dialogs),
                 "files": sorted(p.name for p in course.glob("pwned-*"))}
 
@@ -192,7 +243,14 @@ def test_stored_notebook_has_no_script(graded):
     course = graded["course"]
     stored = nbformat.read(course / "grading" / "autograded" / STUDENT / A / f"{A}.ipynb", 4)
     assert dangerous(graded["hand_in"]) == set(MARKS)
-    assert not dangerous(stored), dangerous(stored)
+    # outputs are cleaned in the stored copy; markdown stays as written and is cleaned
+    # after rendering, by every exporter of the course's config
+    assert not dangerous(stored) & OUTPUT_MARKS, dangerous(stored)
+    from tests.test_sanitize import acting, render
+
+    for cell in stored.cells:
+        cell.metadata.pop("nbgrader", None)
+    assert not acting(render(stored, "feedback", course_config=True), MARKS)
 
 
 def test_formgrader_runs_no_submission_script(graded, server, watch):
@@ -201,26 +259,32 @@ def test_formgrader_runs_no_submission_script(graded, server, watch):
     title = watch.open(url)
     body = watch.page.content()
     assert "Getting started" in body, "the formgrader did not show the submission"
-    assert "PWNED" not in title, title
+    assert "open-click-nested" in body, "the clicked cases are not on the page"
+    watch.click_everything(url)
     assert watch.acted(course) == {"requests": [], "dialogs": [], "files": []}
+    assert "PWNED" not in title + watch.page.title(), title
 
 
 def test_feedback_runs_no_submission_script(graded, server, watch):
     course = graded["course"]
     feedback = (course / "grading" / "feedback" / STUDENT / A / f"{A}.html").read_text()
-    title = watch.open(f"{server.url}/feedback-{STUDENT}.html", feedback)
+    url = f"{server.url}/feedback-{STUDENT}.html"
+    title = watch.open(url, feedback)
     assert "Getting started" in watch.page.content()
-    assert "PWNED" not in title, title
+    watch.click_everything(url)
     assert watch.acted(course) == {"requests": [], "dialogs": [], "files": []}
+    assert "PWNED" not in title + watch.page.title(), title
 
 
 def test_the_same_hand_in_unsanitized_runs_its_script(graded, server, watch):
     """The control: nbgrader's feedback rendering of the hand-in without the sanitizer,
-    opened the same way, writes into the course, changes the title and opens a dialog."""
+    opened the same way, writes into the course, changes the title and opens a dialog; a
+    click on each clicked case writes its file."""
     course = graded["course"]
     raw = unsanitized_feedback(graded["hand_in"])
     try:
-        title = watch.open(f"{server.url}/raw-{STUDENT}.html", raw)
+        url = f"{server.url}/raw-{STUDENT}.html"
+        title = watch.open(url, raw)
         deadline = time.monotonic() + 60
         while not list(course.glob("pwned-*")) and time.monotonic() < deadline:
             time.sleep(1)
@@ -228,6 +292,9 @@ def test_the_same_hand_in_unsanitized_runs_its_script(graded, server, watch):
         assert title.startswith("PWNED"), title
         assert acted["dialogs"] and acted["files"], acted
         assert any(m == "PUT" for m, _ in acted["requests"]), acted
+        watch.click_everything(url)
+        written = {p.name for p in course.glob("pwned-click-*")}
+        assert written == {f"pwned-{tag}.txt" for tag in CLICKS}, sorted(written)
     finally:
         for path in course.glob("pwned-*"):
             path.unlink()
