@@ -266,9 +266,9 @@ _local = None
 
 
 def _ask(path: str, request: dict) -> Any:
-    """Learner's side: one call on a test-owned object, answered by the judge. A kept
-    connection the judge closed without answering (idle too long, or making way for another)
-    is replaced once: the judge never runs a call it does not answer."""
+    """Learner's side: one call on a test-owned object, answered by the judge. A connection
+    the judge closed without answering (idle too long, or making way for another) is
+    replaced, four times at most: the judge never runs a call it does not answer."""
     import socket
     import struct
     import threading
@@ -276,14 +276,17 @@ def _ask(path: str, request: dict) -> Any:
     global _local
     if _local is None:
         _local = threading.local()
-    conns = getattr(_local, "conns", {})
     body = json.dumps(request, allow_nan=True).encode()
-    for kept in (path in conns, False):
-        conn = conns.get(path) if kept else None
+    if len(body) > MAX_REQUEST_BYTES:
+        raise ValueError(f"a call on the test's objects is at most {MAX_REQUEST_BYTES >> 20} "
+                         f"MiB of arguments; this one is {len(body) >> 20} MiB")
+    for attempt in range(5):
+        conns = getattr(_local, "conns", {})
+        conn = conns.get(path)
         if conn is None:
             conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             conn.connect(path)
-            conns = _local.conns = {**getattr(_local, "conns", {}), path: conn}
+            _local.conns = {**conns, path: conn}
         try:
             conn.sendall(struct.pack("!Q", len(body)) + body)
             head = conn.recv(8)
@@ -292,12 +295,13 @@ def _ask(path: str, request: dict) -> Any:
         if head:
             break
         conn.close()
-        conns = _local.conns = {k: v for k, v in conns.items() if k != path}
-        if not kept:
+        _local.conns = {k: v for k, v in getattr(_local, "conns", {}).items() if k != path}
+        if attempt == 4:
             raise ConnectionError(
-                "the judge closed the connection without answering: a call on the test's "
-                f"objects is at most {MAX_REQUEST_BYTES >> 20} MiB, and at most "
-                f"{MAX_CONNECTIONS} connections to them are served at once")
+                "the judge closed the connection without answering: at most "
+                f"{MAX_CONNECTIONS} connections to the test's objects are served at once, "
+                f"with at most {MAX_BUFFERED_BYTES >> 20} MiB of calls in flight")
+        time.sleep(0.05 * attempt)
     size = struct.unpack("!Q", head + _recv_exactly(conn, 8 - len(head)))[0]
     ok, value = _Loader(io.BytesIO(_recv_exactly(conn, size))).load()
     if not ok:

@@ -448,3 +448,15 @@ def test_an_idle_connection_is_closed(learner, monkeypatch):
     assert closed and time.monotonic() - start < 5, "the judge kept an idle connection open"
     s.close()
     assert names["use_clock"](clock) == (4, "_JudgeObject")
+
+
+def test_more_threads_than_connections_each_get_their_calls_answered(learner):
+    """Honest code calling a test's object from more threads at once than the judge serves
+    connections: every call is answered (a connection closed unanswered is replaced), and
+    each runs once."""
+    names, _ = learner
+    cell = {"__name__": "__main__", "log": []}
+    exec("def note(i):\n    log.append(i)", cell)
+    n = getattr(remote, "MAX_CONNECTIONS", 32) + 16
+    assert names["in_threads"](cell["note"], n) == "<the test's object>"
+    assert sorted(cell["log"]) == list(range(n))
