@@ -240,9 +240,10 @@ def autograde(opts: Options) -> Outcome:
     """Import, grade what changed, merge, write feedback and reports. See the module doc."""
     check_options(opts)
     if opts.sandbox == "on" and not opts.scheduler:  # which limits this machine lets us set
+        from grading.judge import judge_limits_note
         from grading.sandbox import limits_note
 
-        print("\n".join(limits_note()), flush=True)
+        print("\n".join([*limits_note(), judge_limits_note()]), flush=True)
     started = time.monotonic()
     from labkit.remote import SEED_ENV
 

@@ -28,6 +28,13 @@ once, not per submission. Between two students it is put back to the state it bo
 working folder, environment, random generators and torch's settings restored); a judge
 whose reset fails, or that timed out or died, is shut down instead and the next student
 gets a new one.
+
+The judge runs outside every sandbox, so it has limits of its own: each judge kernel runs in
+a cgroup of its own (``JUDGE_LIMITS``: memory, processes and threads, CPU cores; made by
+grading/sandbox.py's ``Cgroup``) where the machine has cgroups, else under an address-space
+rlimit (``judge_limits_note`` says which); its sockets serve only the sandbox's uid (told by
+the grader in ``connect``, checked on every connection with SO_PEERCRED) and bound the
+connections and bytes one student's code can make it hold (labkit/remote.py).
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ from traitlets import Unicode
 
 from grading.kernels import IpcKernelManager
 from grading.preprocessors import RobustExecute, _error
+from grading.sandbox import Limits, Sandbox, _size, cgroup_parts
 
 BUILTINS = set(dir(builtins))
 # What every judge imports while the learner's cells run, then notes as its fresh state.
@@ -61,6 +69,66 @@ NOT_KEPT = ("[output not kept in the graded copy: this cell ran after tests had 
 # Where each graded notebook's time went, one JSON line per notebook, appended to the file
 # this variable names (benchmarks/grading_throughput.py reads it); unset: nothing written.
 TIMINGS_ENV = "COURSE_GRADING_TIMINGS"
+# The judge kernel's own limits (per judge kernel, which serves one student at a time)
+JUDGE_LIMITS = Limits(memory_bytes=8 << 30, processes=512, cpu_cores=2.0)
+
+
+def judge_limits_note(limits: Limits = JUDGE_LIMITS) -> str:
+    """One line: the limits each judge kernel gets on this machine and how (``make
+    autograde`` prints it at start with the sandbox's)."""
+    import labkit.remote as remote
+
+    have, missing, why = cgroup_parts(limits)
+    parts = [have + " per judge kernel"] if have else []
+    if missing:
+        parts.append(", ".join(missing) + " not set (" + (why or "no cgroups") + ")")
+    if not have or "memory" not in have:
+        parts.append(f"address space {_size(limits.memory_bytes)} (rlimit)")
+    parts.append(f"its sockets: the sandbox's uid only, at most {remote.MAX_CONNECTIONS} "
+                 f"connections, {remote.MAX_REQUEST_BYTES >> 20} MiB a call and "
+                 f"{remote.MAX_BUFFERED_BYTES >> 20} MiB being read per student, idle ones "
+                 f"closed after {remote.IDLE_SECONDS:g} s")
+    return "judge limits: " + "; ".join(parts)
+
+
+class JudgeKernelManager(IpcKernelManager):
+    """The judge's kernel, under limits of its own (``JUDGE_LIMITS``): a cgroup of its own
+    where the machine has them (grading/sandbox.py's, made and removed as a sandbox's, every
+    process left in it killed), else an address-space rlimit. ``limits`` says which."""
+
+    limits = ""
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        box = self._limits_box = Sandbox(JUDGE_LIMITS)
+        box.new_cgroup()
+        cgroup = box.cgroup
+        rlimit = cgroup is None or "memory" not in cgroup.set
+        self.limits = ", ".join(
+            ([f"cgroup v{cgroup.version} " + ", ".join(sorted(cgroup.set))] if cgroup else [])
+            + (["rlimit address space"] if rlimit else []))
+
+        def preexec() -> None:
+            import resource
+
+            if cgroup is not None:
+                cgroup.enter()
+            if rlimit:
+                resource.setrlimit(resource.RLIMIT_AS, (JUDGE_LIMITS.memory_bytes,) * 2)
+
+        kw["preexec_fn"] = preexec
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        except BaseException:
+            box.drop_cgroup()
+            raise
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        box = getattr(self, "_limits_box", None)
+        if box is not None:
+            box.drop_cgroup()
+
+    cleanup_resources = _async_cleanup_resources
 
 
 def _shutdown(km, folder: Path | None) -> None:
@@ -335,7 +403,7 @@ class JudgedExecute(RobustExecute):
         own.cells = list(nb.cells)
         judge = NotebookClient(
             own, timeout=self.timeout, interrupt_on_timeout=True, allow_errors=True,
-            kernel_name="python3", kernel_manager_class=IpcKernelManager,
+            kernel_name="python3", kernel_manager_class=JudgeKernelManager,
             extra_arguments=[*self.extra_arguments, f"--IPKernelApp.exec_lines={JUDGE_BOOT}"],
             error_on_timeout=self.error_on_timeout,
             resources={"metadata": {"path": str(self._judge_dir)}},
@@ -357,6 +425,9 @@ class JudgedExecute(RobustExecute):
         if hasattr(self.km, "kernel_pid"):  # a forked sandbox: its PID 1, not the client
             pid = self.km.kernel_pid() or pid
         pgid = getattr(provisioner, "pgid", None) or pid
+        # the uid the learner's kernel runs as: the only one the judge's sockets serve
+        box = getattr(self.km, "sandbox", None)
+        uid = box.uid if box is not None else os.getuid()
         names = sorted(self._plan.answer_names)
         tests = set(self._plan.tests)
         sources = [c.source for c in self.nb.cells if c.cell_type == "code"
@@ -364,7 +435,7 @@ class JudgedExecute(RobustExecute):
         code = ("import json as __json, labkit.remote as __labkit_remote\n"
                 f"globals().update(__labkit_remote.connect(__json.loads({json.dumps(info)!r}), "
                 f"{names!r}, {pgid}, {pid}, {float(self.timeout or 120)}, "
-                f"__json.loads({json.dumps(sources)!r})))")
+                f"__json.loads({json.dumps(sources)!r}), uid={uid}))")
         boot = nbformat.v4.new_code_cell(code)
         judge.execute_cell(boot, 0, store_history=False)
         errors = [o for o in boot.outputs if o.get("output_type") == "error"]

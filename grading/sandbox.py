@@ -364,17 +364,25 @@ def unavailable() -> str | None:
     return None
 
 
-def limits_note(limits: Limits = Limits()) -> list[str]:
-    """One or two lines: the limits a sandbox gets on this machine, and those it cannot
-    get and why (``make autograde`` prints them at start)."""
+def cgroup_parts(limits: Limits) -> tuple[str, list[str], str]:
+    """(the limits a cgroup of ``limits`` sets on this machine, as words, or ""; those it
+    cannot set; why not)."""
     version, parents, why = cgroup_support()
-    per = []
     names = {"memory": f"memory {_size(limits.memory_bytes)}",
              "pids": f"{limits.processes} processes/threads",
              "cpu": f"{limits.cpu_cores:g} CPU cores"}
-    if version:
-        per.append(f"cgroup v{version} " + ", ".join(names[c] for c in names if c in parents)
-                   + " per submission")
+    have = (f"cgroup v{version} " + ", ".join(names[c] for c in names if c in parents)
+            if version else "")
+    return have, [names[c] for c in names if c not in parents], why
+
+
+def limits_note(limits: Limits = Limits()) -> list[str]:
+    """One or two lines: the limits a sandbox gets on this machine, and those it cannot
+    get and why (``make autograde`` prints them at start)."""
+    have, missing, why = cgroup_parts(limits)
+    per = []
+    if have:
+        per.append(have + " per submission")
     per.append(f"scratch tmpfs {_size(limits.scratch_bytes)} (/tmp, /dev/shm, home "
                f"{_size(limits.tmp_bytes)} each)")
     no_filter = seccomp.supported()
@@ -386,7 +394,6 @@ def limits_note(limits: Limits = Limits()) -> list[str]:
         per.append(f"uid {UID_BASE}-{UID_BASE + SLOTS - 1}, one per concurrent sandbox "
                    f"(RLIMIT_NPROC {limits.processes} each)")
     lines = ["sandbox limits: " + "; ".join(per)]
-    missing = [names[c] for c in names if c not in parents]
     cant = []
     if missing:
         cant.append(", ".join(missing) + " per submission not set (" + (why or "no cgroups")
@@ -676,9 +683,9 @@ class Sandbox:
 
     def _forked(self, server: ForkServer, target: dict, workdir: Path, rw, env):
         """(command line, preexec_fn) of the client that has ``server`` fork this sandbox."""
-        if self.folder is None:
+        if self.folder is None:   # the grader's alone (the sandbox sees only its new root)
             self.folder = Path(tempfile.mkdtemp(prefix="sandbox-fork-"))
-            os.chmod(self.folder, 0o711)
+            os.chmod(self.folder, 0o700)
         root = self.folder / "root"
         root.mkdir(mode=0o755, exist_ok=True)
         self._folder_pid = self.folder / "inner.pid"
@@ -835,8 +842,9 @@ class SandboxKernelManager(AsyncKernelManager):
     sandbox (see the module docstring), with a uid and a cgroup of its own.
 
     The kernel's sockets are Unix sockets in a private folder (the sandbox has no network
-    to reach TCP ports on the grader's loopback); once the kernel is ready (``seal``), the
-    folder is the grader's again, so the kernel can no longer add files there. Its
+    to reach TCP ports on the grader's loopback), inside a 0700 folder of the grader's that
+    no other user can enter; once the kernel is ready (``seal``), the sockets folder is the
+    grader's again, so the kernel can no longer add files there. Its
     working folder is a size-capped tmpfs holding a copy of ``files_from`` (the
     assignment's released files), never the student's own hand-in folder, so nothing the
     student left there (a module that shadows a library, a link, a named pipe) is seen by
@@ -850,8 +858,11 @@ class SandboxKernelManager(AsyncKernelManager):
     def __init__(self, **kwargs):
         kwargs.setdefault("transport", "ipc")
         super().__init__(**kwargs)
+        # the grader's alone: no other user lists or enters it (the kernel's sockets and
+        # connection file, the judge's sockets); the sandbox reaches ``sockets`` through its
+        # bind mount, whose parents inside are folders of the sandbox's own /tmp
         self._box = Path(tempfile.mkdtemp(prefix="sandbox-"))
-        os.chmod(self._box, 0o711)
+        os.chmod(self._box, 0o700)
         self._sockets = self._box / "sockets"
         self._work = self._box / "work"
         for d in (self._sockets, self._work):

@@ -15,8 +15,9 @@ traceback as a note). Anything else stays in the learner's kernel and comes back
 ``Remote`` handle. So an answer can lie about nothing but its values: no ``__eq__`` that
 always says True, no patched check, no transformer, no forged output reaches a verdict.
 Calls travel over a Unix socket the judge listens on in the kernel's socket folder (which
-only the grader can write); the learner's kernel answers them one at a time on its own
-event loop, between cells (``_answer_judge``).
+only the grader can write, inside a folder no other user can enter), served only to the uid
+the grader runs the learner's kernel as (SO_PEERCRED); the learner's kernel answers them one
+at a time on its own event loop, between cells (``_answer_judge``).
 
 Arguments travel the other way by value (cloudpickle): what the
 learner's code does to tensors it was given comes back onto the judge's own tensors (for
@@ -51,6 +52,15 @@ _session: Any = None  # the judge's Session in trusted grading; None in the lear
 MAX_REPLY_BYTES = 512 << 20   # a reply larger than this is refused by the judge
 MAX_DEPTH = 64                # nesting of containers in a reply
 MAX_ITEMS = 2_000_000         # lists, dicts, strings and separators in a reply
+# The judge's objects socket, per student (Session): at most MAX_CONNECTIONS connections at
+# once (one thread each; the newest idle one makes way for a new one, else the new one is
+# closed), a call announcing more than MAX_REQUEST_BYTES refused before it is read, at most
+# MAX_BUFFERED_BYTES of calls being read at once (a call that would pass it is refused), and
+# a connection that sends nothing for IDLE_SECONDS closed.
+MAX_CONNECTIONS = 32
+MAX_REQUEST_BYTES = 64 << 20
+MAX_BUFFERED_BYTES = 128 << 20
+IDLE_SECONDS = 60.0
 
 
 def learner_side(module: str) -> Any:
@@ -256,7 +266,9 @@ _local = None
 
 
 def _ask(path: str, request: dict) -> Any:
-    """Learner's side: one call on a test-owned object, answered by the judge."""
+    """Learner's side: one call on a test-owned object, answered by the judge. A connection
+    the judge closed without answering (idle too long, or making way for another) is
+    replaced, four times at most: the judge never runs a call it does not answer."""
     import socket
     import struct
     import threading
@@ -264,14 +276,33 @@ def _ask(path: str, request: dict) -> Any:
     global _local
     if _local is None:
         _local = threading.local()
-    conn = getattr(_local, "conns", {}).get(path)
-    if conn is None:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.connect(path)
-        _local.conns = {**getattr(_local, "conns", {}), path: conn}
     body = json.dumps(request, allow_nan=True).encode()
-    conn.sendall(struct.pack("!Q", len(body)) + body)
-    size = struct.unpack("!Q", _recv_exactly(conn, 8))[0]
+    if len(body) > MAX_REQUEST_BYTES:
+        raise ValueError(f"a call on the test's objects is at most {MAX_REQUEST_BYTES >> 20} "
+                         f"MiB of arguments; this one is {len(body) >> 20} MiB")
+    for attempt in range(5):
+        conns = getattr(_local, "conns", {})
+        conn = conns.get(path)
+        if conn is None:
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.connect(path)
+            _local.conns = {**conns, path: conn}
+        try:
+            conn.sendall(struct.pack("!Q", len(body)) + body)
+            head = conn.recv(8)
+        except OSError:
+            head = b""
+        if head:
+            break
+        conn.close()
+        _local.conns = {k: v for k, v in getattr(_local, "conns", {}).items() if k != path}
+        if attempt == 4:
+            raise ConnectionError(
+                "the judge closed the connection without answering: at most "
+                f"{MAX_CONNECTIONS} connections to the test's objects are served at once, "
+                f"with at most {MAX_BUFFERED_BYTES >> 20} MiB of calls in flight")
+        time.sleep(0.05 * attempt)
+    size = struct.unpack("!Q", head + _recv_exactly(conn, 8 - len(head)))[0]
     ok, value = _Loader(io.BytesIO(_recv_exactly(conn, size))).load()
     if not ok:
         raise value
@@ -702,10 +733,33 @@ def _parse_reply(raw: Any) -> dict:
     return body
 
 
-class Session:
-    """The judge's connection to the learner's kernel."""
+def _peer_uid(conn) -> int | None:
+    """The uid of the process at the other end of a Unix socket connection, as the kernel
+    recorded it when that process connected (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS);
+    -1 where it cannot be read, None on a system that cannot tell."""
+    import socket
+    import struct
+    import sys
 
-    def __init__(self, connection: dict, pgid: int, pid: int, timeout: float):
+    try:
+        if hasattr(socket, "SO_PEERCRED"):
+            creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            return struct.unpack("3i", creds)[1]
+        if sys.platform == "darwin":   # struct xucred: version, uid, ...
+            return struct.unpack_from("2I", conn.getsockopt(0, 0x001, 76))[1]
+    except (OSError, struct.error):
+        return -1
+    return None
+
+
+class Session:
+    """The judge's connection to the learner's kernel. ``uid`` is the uid the learner's
+    kernel runs as, told by the grader (never by the learner's kernel): a connection to the
+    judge's sockets from any other uid is closed unserved (default: this process's own uid,
+    a kernel that is not sandboxed)."""
+
+    def __init__(self, connection: dict, pgid: int, pid: int, timeout: float,
+                 uid: int | None = None):
         import threading
 
         from jupyter_client import BlockingKernelClient
@@ -714,13 +768,16 @@ class Session:
         self.kc.load_connection_info(connection)
         self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
         self.pgid, self.pid, self.timeout = pgid, pid, timeout
+        self.uid = os.getuid() if uid is None else int(uid)
         self.owned: dict[int, Any] = {}     # id -> the test's objects the learner may call
         self._methods: dict[tuple, Any] = {}
         self.folder = (os.path.dirname(connection.get("ip", "")) if
                        connection.get("transport") == "ipc" else "")
         self.path = ""
         self._server = None
-        self._conns: list = []
+        self._live: dict = {}       # connections to the objects socket -> busy (a call runs)
+        self._lock = threading.Lock()
+        self._buffered = 0          # bytes of calls being read or run, all connections
         self._main = threading.get_ident()
         self.dumper = _Dumper(self)
         self._calls = None      # the socket the learner's kernel connects to for calls
@@ -739,7 +796,9 @@ class Session:
         self.kc.context.destroy(linger=0)
         server, self._server = self._server, None
         calls, self._calls = self._calls, None
-        for sock in [server, *self._conns, calls, self._conn]:
+        with self._lock:
+            live, self._live = list(self._live), {}
+        for sock in [server, *live, calls, self._conn]:
             if sock is not None:
                 try:
                     sock.close()
@@ -779,7 +838,9 @@ class Session:
         path = os.path.join(folder, f"judge-{kind}-{os.getpid()}-{id(self) & 0xffffff:x}")
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         server.bind(path)
-        os.chmod(path, 0o666)   # the sandbox's uid connects to it
+        if os.geteuid() == 0 and self.uid != 0:
+            os.chown(path, self.uid, -1)   # the sandbox's uid connects to it, no other
+        os.chmod(path, 0o600)
         server.listen(64)
         return server, path
 
@@ -792,6 +853,11 @@ class Session:
                          name="judge-objects").start()
 
     def _accept(self, server) -> None:
+        """Serve each connection of the learner's uid on a thread of its own, at most
+        MAX_CONNECTIONS at once: a new one takes the place of the newest idle one (its next
+        call reconnects; connections kept from before a flood stay), or is closed when every
+        one is running a call. A connection of any other uid is closed at once."""
+        import socket
         import threading
 
         while True:
@@ -799,32 +865,77 @@ class Session:
                 conn, _ = server.accept()
             except OSError:
                 return
-            self._conns.append(conn)
-            threading.Thread(target=self._serve_conn, args=(conn,), daemon=True,
-                             name="judge-objects-call").start()
+            if _peer_uid(conn) not in (self.uid, None):
+                conn.close()
+                continue
+            with self._lock:
+                if self._server is not server:   # closed meanwhile
+                    conn.close()
+                    return
+                if len(self._live) >= MAX_CONNECTIONS:
+                    idle = next((c for c, busy in reversed(self._live.items()) if not busy),
+                                None)
+                    if idle is None:
+                        conn.close()
+                        continue
+                    del self._live[idle]
+                    try:
+                        idle.shutdown(socket.SHUT_RDWR)   # its thread ends
+                    except OSError:
+                        pass
+                self._live[conn] = False
+            try:
+                threading.Thread(target=self._serve_conn, args=(conn,), daemon=True,
+                                 name="judge-objects-call").start()
+            except RuntimeError:   # no thread to be had (the judge's own limit)
+                with self._lock:
+                    self._live.pop(conn, None)
+                conn.close()
 
     def _serve_conn(self, conn) -> None:
         import struct
 
+        conn.settimeout(IDLE_SECONDS)   # silent that long, or not reading the answer: closed
+        size = 0
         try:
             while True:
+                size = 0
                 size = struct.unpack("!Q", _recv_exactly(conn, 8))[0]
-                if size > MAX_REPLY_BYTES:
-                    return
+                with self._lock:   # refused unread: too large, or too much being read at once
+                    if size > MAX_REQUEST_BYTES or \
+                            self._buffered + size > MAX_BUFFERED_BYTES or conn not in self._live:
+                        size = 0
+                        return
+                    self._buffered += size
                 data = _recv_exactly(conn, size)   # a connection that broke: the loop ends
+                with self._lock:
+                    if conn not in self._live:   # closed to make way for another: not run
+                        return
+                    self._live[conn] = True
                 try:
                     out = (True, self._answer(data.decode("utf-8")))
                 except Exception as exc:  # noqa: BLE001 (goes back to the learner's code)
                     out = (False, _plain_exception(exc))   # an OSError of the object's too
+                del data
                 try:
-                    data = self.dumper.raw(out)
+                    reply = self.dumper.raw(out)
                 except Exception as exc:  # noqa: BLE001
-                    data = self.dumper.raw((False, TypeError(
+                    reply = self.dumper.raw((False, TypeError(
                         f"the test's object returned something that cannot be sent: {exc}")))
-                conn.sendall(struct.pack("!Q", len(data)) + data)
+                del out
+                conn.sendall(struct.pack("!Q", len(reply)) + reply)
+                del reply
+                with self._lock:
+                    self._buffered -= size
+                    size = 0
+                    if conn in self._live:
+                        self._live[conn] = False
         except (ConnectionError, OSError, struct.error):
             return
         finally:
+            with self._lock:
+                self._buffered -= size
+                self._live.pop(conn, None)
             try:
                 conn.close()
             except OSError:
@@ -904,9 +1015,14 @@ class Session:
             self.kc.execute(f"__labkit_remote._answer_judge({self._calls_path!r})",
                             silent=True, store_history=False)
             self._asked = True
-        while not select.select([self._calls], [], [], self._wait(deadline))[0]:
-            self._check_alive()
-        self._conn, _ = self._calls.accept()
+        while True:   # the learner's kernel's connection: one of another uid is closed
+            while not select.select([self._calls], [], [], self._wait(deadline))[0]:
+                self._check_alive()
+            conn, _ = self._calls.accept()
+            if _peer_uid(conn) in (self.uid, None):
+                break
+            conn.close()
+        self._conn = conn
         self._asked = False
         return self._conn
 
@@ -1064,12 +1180,14 @@ def learner_sources() -> list[str]:
 
 
 def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: float,
-            sources: list[str] = ()) -> dict:
-    """Judge side: open the session and return a Remote for each of the learner's names."""
+            sources: list[str] = (), uid: int | None = None) -> dict:
+    """Judge side: open the session and return a Remote for each of the learner's names.
+    ``uid``: the uid the learner's kernel runs as (the grader knows it; the sandbox's own),
+    the only one the judge's sockets serve."""
     global _session
     if _session is not None:
         _session.close()
-    _session = Session(connection, pgid, pid, timeout)
+    _session = Session(connection, pgid, pid, timeout, uid)
     _session.sources = list(sources)
     if _fresh is not None:  # every student's tests draw the same numbers, whatever the
         _restore_generators()  # first connection of this judge drew while setting up

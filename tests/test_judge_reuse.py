@@ -34,6 +34,13 @@ def _notebook(answer: str, after: str = "") -> nbformat.NotebookNode:
         "print('judge pid', os.getpid())\n"
         "import json, ipykernel.connect\n"
         "print('judge transport', json.loads(ipykernel.connect.get_connection_info())['transport'])\n"
+        "import resource\n"
+        "cg = [line.split(':', 2) for line in open('/proc/self/cgroup').read().splitlines()]\n"
+        "mem = [open(f).read().strip() for _, c, p in cg for f in\n"
+        "       ([f'/sys/fs/cgroup/memory{p}/memory.limit_in_bytes'] if 'memory' in c.split(',')\n"
+        "        else [f'/sys/fs/cgroup{p}/memory.max'] if not c else []) if os.path.exists(f)]\n"
+        "print('judge limits', json.dumps({'cgroup': {c: p for _, c, p in cg}, 'memory': mem,\n"
+        "      'as': resource.getrlimit(resource.RLIMIT_AS)[0]}))\n"
         "assert 'leftover' not in globals(), 'a name from an earlier grading'\n"
         "assert torch.equal(SHARED, torch.zeros(3)), f'SHARED changed: {SHARED}'\n"
         "assert not hasattr(labkit.checks, 'mark'), 'a module changed by an earlier grading'\n"
@@ -134,3 +141,29 @@ def test_learner_outputs_after_the_tests_called_its_code_are_not_kept(graded):
 
     *_, later = graded
     assert [o.get("text") for o in later["c-honest"]] == [NOT_KEPT]
+
+
+def test_the_judge_runs_under_limits_of_its_own(graded):
+    """The judge kernel runs outside every sandbox: it has a cgroup of its own (memory,
+    processes and threads, CPU) where the machine has them, else an address-space rlimit,
+    and its cgroup is gone once the judge is."""
+    import json
+
+    from grading.judge import JUDGE_LIMITS
+    from grading.sandbox import CGROUP_PREFIX, cgroup_support
+
+    _, outputs, log, _ = graded
+    seen = {_line(out, "judge limits") for out in outputs.values()}
+    assert len(seen) == 1, seen
+    limits = json.loads(seen.pop().removeprefix("judge limits "))
+    version, parents, _ = cgroup_support()
+    if "memory" in parents:
+        assert limits["memory"] == [str(JUDGE_LIMITS.memory_bytes)], limits
+    else:
+        assert limits["as"] == JUDGE_LIMITS.memory_bytes, limits
+    for c, parent in parents.items():
+        path = next(p for ctrls, p in limits["cgroup"].items()
+                    if (c in ctrls.split(",") if version == 1 else not ctrls))
+        name = path.rsplit("/", 1)[-1]
+        assert name.startswith(CGROUP_PREFIX + "-"), (c, limits["cgroup"])
+        assert not (parent / name).exists(), f"the judge's cgroup {parent / name} was left"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -295,3 +298,165 @@ def test_an_oserror_of_a_tests_object_reaches_the_learners_code_and_the_next_cal
     with pytest.raises(BrokenPipeError, match="the test's own pipe"):
         names["relay"](flaky, given)
     assert names["relay"](flaky, given) == 2 and calls == [2, 2, 2]
+
+
+# ---------------------------------------------------------------- the judge's sockets, bounded
+
+STRANGER = 65534   # nobody: any other account on the machine
+
+
+def _tests_clock():
+    """A test's object the learner's code calls (served by the judge over its socket)."""
+    cell = {"__name__": "__main__"}
+    exec("class Clock:\n    ticks = 0\n    def tick(self, n):\n        self.ticks += n\n"
+         "clock = Clock()", cell)
+    return cell["clock"]
+
+
+def _as_stranger(code: str, **kw):
+    """``code`` run by a Python of its own as another uid (a hub user)."""
+    import subprocess
+    import sys
+
+    # the system's Python: the grader's venv may sit where no other user can read it
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    return subprocess.Popen([python, "-I", "-c", code], user=STRANGER, group=STRANGER,
+                            extra_groups=[], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another uid needs root")
+def test_connections_from_another_uid_are_closed_unserved(learner):
+    """Even where a stranger reaches the judge's sockets (their folder opened for the test),
+    the kernel's record of who connected (SO_PEERCRED) decides: a call on the test's object
+    from another uid is closed unanswered and never runs, and a stranger that connects to the
+    calls socket first does not get to answer the judge's calls."""
+    names, _ = learner
+    clock = _tests_clock()
+    assert names["use_clock"](clock) == (2, "_JudgeObject")
+    session = remote._session
+    session._drop()   # the learner's kernel connects again for the next call
+    folder = os.path.dirname(session.path)
+    os.chmod(folder, 0o755)
+    for path in (session.path, session._calls_path):
+        os.chmod(path, 0o666)
+    request = json.dumps({"op": "getattr", "key": id(clock), "name": "tick"}).encode()
+    call = _as_stranger(f"""
+import socket, struct
+s = socket.socket(socket.AF_UNIX)
+s.connect({session.path!r})
+s.settimeout(10)
+try:
+    s.sendall(struct.pack("!Q", {len(request)}) + {request!r})
+    print("answered" if s.recv(8) else "closed")
+except (ConnectionError, OSError):
+    print("closed")
+""")
+    called = call.communicate(timeout=60)[0].strip()
+    takeover = _as_stranger(f"""
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect({session._calls_path!r})
+print("connected", flush=True)
+s.settimeout(30)
+try:
+    seq, size = struct.unpack("!QQ", s.recv(16, socket.MSG_WAITALL))
+    s.recv(size, socket.MSG_WAITALL)
+    forged = json.dumps({{"ok": 42}}).encode()
+    s.sendall(struct.pack("!QQ", seq, len(forged)) + forged)
+    print("answered")
+except (ConnectionError, OSError, struct.error):
+    print("closed")
+""")
+    assert takeover.stdout.readline().strip() == "connected"
+    try:
+        got = names["values"]()
+    except remote.LearnerCodeError as exc:
+        got = exc
+    answered = takeover.communicate(timeout=60)[0].strip()
+    assert (called, answered, type(got) is dict and got["s"] == "x", clock.ticks) == \
+        ("closed", "closed", True, 2), got
+
+
+FLOODER = '''
+import socket, struct, threading
+PATH = %r
+idle, pushed = [], []
+for _ in range(400):                  # idle connections, kept open
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(PATH)
+    idle.append(s)
+def push(announce, send):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(PATH)
+        pushed.append(s)
+        s.sendall(struct.pack("!Q", announce) + bytes(send))
+    except OSError:
+        pass
+threads = [threading.Thread(target=push, args=(a, 24 << 20))
+           for a in [510 << 20] * 12 + [60 << 20] * 12]
+for t in threads: t.start()
+for t in threads: t.join(60)
+print(len(idle), len(pushed))
+'''
+
+
+def _threads_and_rss() -> tuple[int, int]:
+    rss = next(int(line.split()[1]) for line in open("/proc/self/status")
+               if line.startswith("VmRSS:"))
+    return len(os.listdir("/proc/self/task")), rss << 10
+
+
+def test_a_flood_of_connections_leaves_the_judge_bounded_and_honest_calls_working(learner):
+    """The learner's code opens 400 idle connections to the judge's objects socket and 24 that
+    announce big calls (12 of 510 MiB, 12 of 60 MiB) and send 24 MiB each, and keeps them all
+    open: the judge (this process) holds at most MAX_CONNECTIONS more threads and at most
+    MAX_BUFFERED_BYTES of their bytes, and the test's calls still work."""
+    names, kc = learner
+    clock = _tests_clock()
+    assert names["use_clock"](clock) == (2, "_JudgeObject")
+    threads, rss = _threads_and_rss()
+    reply = kc.execute_interactive(FLOODER % remote._session.path, timeout=120)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    time.sleep(0.5)
+    threads_now, rss_now = _threads_and_rss()
+    grown = (rss_now - rss) >> 20
+    bound = getattr(remote, "MAX_BUFFERED_BYTES", 128 << 20) >> 20
+    assert (threads_now - threads <= getattr(remote, "MAX_CONNECTIONS", 32) + 2,
+            grown < bound + 48) == (True, True), \
+        f"the judge went from {threads} to {threads_now} threads, its memory grew {grown} MiB"
+    assert names["use_clock"](clock) == (4, "_JudgeObject")
+    assert names["values"]()["s"] == "x"
+
+
+def test_an_idle_connection_is_closed(learner, monkeypatch):
+    import socket
+
+    names, _ = learner
+    monkeypatch.setattr(remote, "IDLE_SECONDS", 0.5, raising=False)
+    clock = _tests_clock()
+    assert names["use_clock"](clock) == (2, "_JudgeObject")
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(remote._session.path)
+    s.settimeout(10)
+    start = time.monotonic()
+    try:
+        closed = s.recv(1) == b""
+    except TimeoutError:
+        closed = False
+    assert closed and time.monotonic() - start < 5, "the judge kept an idle connection open"
+    s.close()
+    assert names["use_clock"](clock) == (4, "_JudgeObject")
+
+
+def test_more_threads_than_connections_each_get_their_calls_answered(learner):
+    """Honest code calling a test's object from more threads at once than the judge serves
+    connections: every call is answered (a connection closed unanswered is replaced), and
+    each runs once."""
+    names, _ = learner
+    cell = {"__name__": "__main__", "log": []}
+    exec("def note(i):\n    log.append(i)", cell)
+    n = getattr(remote, "MAX_CONNECTIONS", 32) + 16
+    assert names["in_threads"](cell["note"], n) == "<the test's object>"
+    assert sorted(cell["log"]) == list(range(n))

@@ -1074,3 +1074,82 @@ def test_labkit_is_imported_from_a_course_closed_to_other_users(box, tmp_path, m
                  box)
     assert got.returncode == 0, got.stderr[-2000:]
     assert got.stdout.startswith("the closed course /.course-lib/labkit/"), got.stdout
+
+
+# ---------------------------------------------------------------- the grader's sockets
+
+HUB_USER = 65534   # nobody: any other account on the machine
+
+STRANGER = '''
+import json, os, socket, sys
+tried = {}
+for name, path in json.loads(sys.argv[1]).items():
+    try:
+        if name.startswith("list"):
+            os.listdir(path)
+        elif name.startswith("read"):
+            open(path).close()
+        else:
+            s = socket.socket(socket.AF_UNIX)
+            s.settimeout(5)
+            s.connect(path)
+            s.close()
+        tried[name] = "done"
+    except OSError as exc:
+        tried[name] = type(exc).__name__
+print(json.dumps(tried))
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another uid needs root")
+def test_no_other_user_reaches_the_graders_sockets_and_the_sandbox_still_does(usable, launch):
+    """A hub user (another uid) can neither list nor enter the folders of a student's
+    grading, nor connect to the judge's sockets or the kernel's own, nor read its connection
+    file; the sandboxed kernel still reaches the judge through its bind mount of the sockets
+    folder (the learner's code calls a test's object, the judge calls the learner's code)."""
+    from jupyter_client import BlockingKernelClient
+    from jupyter_core.utils import run_sync
+
+    import labkit.remote as remote
+
+    km = sandbox.SandboxKernelManager(kernel_name="python3")
+    run_sync(km.start_kernel)()
+    kc = None
+    try:
+        info = {k: (v.decode() if isinstance(v, bytes) else v)
+                for k, v in km.get_connection_info(session=False).items()}
+        kc = BlockingKernelClient()
+        kc.load_connection_info(info)
+        kc.start_channels()
+        kc.wait_for_ready(timeout=120)
+        km.seal()
+        kc.execute_interactive("def f(clock):\n    clock.tick(1)\n    return 7", timeout=60)
+        cell = {"__name__": "__main__"}
+        exec("class Clock:\n    ticks = 0\n    def tick(self, n):\n        self.ticks += n\n"
+             "clock = Clock()", cell)
+        names = remote.connect(info, ["f"], km.provisioner.pgid, km.kernel_pid(), 60.0,
+                               uid=km.sandbox.uid)
+        assert names["f"](cell["clock"]) == 7 and cell["clock"].ticks == 1
+        session = remote._session
+        box = km._box
+        kernel_sockets = sorted(str(p) for p in km._sockets.iterdir() if p.is_socket()
+                                and p.name.startswith("kernel"))
+        targets = {"list /tmp/sandbox-*": str(box), "list its sockets": str(km._sockets),
+                   "read the connection file": km.connection_file,
+                   "connect to the judge's objects socket": session.path,
+                   "connect to the judge's calls socket": session._calls_path,
+                   "connect to the kernel's shell socket": kernel_sockets[0]}
+        python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        got = subprocess.run([python, "-I", "-c", STRANGER, json.dumps(targets)], user=HUB_USER,
+                             group=HUB_USER, extra_groups=[], capture_output=True, text=True,
+                             timeout=60)
+        tried = json.loads(got.stdout)
+        assert tried == {name: "PermissionError" for name in targets}, tried
+        assert names["f"](cell["clock"]) == 7 and cell["clock"].ticks == 2
+    finally:
+        if remote._session is not None:
+            remote._session.close()
+            remote._session = None
+        if kc is not None:
+            kc.stop_channels()
+        run_sync(km.shutdown_kernel)(now=True)
