@@ -337,7 +337,15 @@ def test_connections_from_another_uid_are_closed_unserved(learner):
     session = remote._session
     session._drop()   # the learner's kernel connects again for the next call
     folder = os.path.dirname(session.path)
+    mode = os.stat(folder).st_mode & 0o7777
     os.chmod(folder, 0o755)
+    try:
+        _stranger_calls(names, clock, session, folder)
+    finally:   # this process's private folder: closed again for the tests after this one
+        os.chmod(folder, mode)
+
+
+def _stranger_calls(names, clock, session, folder) -> None:
     for path in (session.path, session._calls_path):
         os.chmod(path, 0o666)
     request = json.dumps({"op": "getattr", "key": id(clock), "name": "tick"}).encode()
