@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading.course import REPO, assignments, clean_notebook, write_notebook  # noqa: E402
-from grading.gradebook import (course_db_url, gradebook_lock, merge_result, seed_note,  # noqa: E402,F401
+from grading.gradebook import (course_db_url, gradebook_lock, merge_result, seed_note,  # noqa: E402
                                read_gradebook)
 from grading.reports import (export_csv, item_report, num, plot_items, table,  # noqa: E402
                              write_csv)
@@ -394,7 +394,11 @@ def autograde(opts: Options) -> Outcome:
     rows, cells = read_gradebook(db_url, a)
     out.rows, out.items = rows, item_report(rows, cells)
     reports.mkdir(parents=True, exist_ok=True)
-    notes_of = {sid: s.get("errors", []) + s.get("notes", []) for sid, s in state["students"].items()}
+    # the seed each student's hidden inputs were drawn from, and how to draw them again: the
+    # instructor's to see (here and in the printout), never in a student's feedback or comment
+    notes_of = {sid: s.get("errors", []) + s.get("notes", [])
+                + ([seed_note(str(s["seed"]))] if str(s.get("seed", "")).isdigit() else [])
+                for sid, s in state["students"].items()}
     sandboxed = {sid: s.get("sandboxed", False) for sid, s in state["students"].items()}
     write_csv(reports / "grades.csv", ["student", "score", "max_score", *cells, "sandboxed",
                                        "notes"],

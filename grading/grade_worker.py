@@ -34,11 +34,13 @@ def load_config(root: Path, hidden: str, sandbox: bool = False, assignment: str 
     from nbgrader.preprocessors import GetGrades
     from traitlets.config.loader import PyFileConfigLoader
 
-    from grading.preprocessors import HideHiddenTests
+    from grading.preprocessors import HideGraderPaths, HideHiddenTests
 
     # the trusted autograde pipeline (judge + sandbox) comes from the course's config
     cfg = PyFileConfigLoader("nbgrader_config.py", path=str(REPO / "grading")).load_config()
-    feedback = [GetGrades, CSSHTMLHeaderPreprocessor]
+    # the student's feedback: no path of the grader's machine (its venv, the course, its
+    # scratch folders) and, unless HIDDEN=show, no hidden test's code
+    feedback = [GetGrades, HideGraderPaths, CSSHTMLHeaderPreprocessor]
     if hidden != "show":
         feedback.insert(1, HideHiddenTests)
     cfg.GenerateFeedback.preprocessors = feedback
@@ -71,27 +73,6 @@ class Worker:
             self.source_ids[Path(name).stem] = {
                 c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]
                 for c in src.cells if "grade_id" in c.metadata.get("nbgrader", {})}
-
-    def _note_seed(self, student: str, present: list[str]) -> None:
-        """The run's seed of the hidden tests' inputs into the automatic comment of each graded
-        notebook's first answer cell: formgrader, the feedback and the course gradebook show it."""
-        import os
-
-        from nbgrader.api import Gradebook
-
-        from grading.gradebook import seed_note
-        from labkit.remote import SEED_ENV
-
-        seed = os.environ.get(SEED_ENV, "")
-        if not seed.isdigit():
-            return
-        with Gradebook(self.db_url) as gb:
-            for name in present:
-                comments = gb.find_submission_notebook(Path(name).stem, self.assignment, student).comments
-                if comments:
-                    first = comments[0]
-                    first.auto_comment = "\n\n".join(filter(None, (first.auto_comment, seed_note(seed))))
-            gb.db.commit()
 
     def grade(self, student: str, src: str) -> dict:
         from nbgrader.api import Gradebook, MissingEntry
@@ -140,7 +121,6 @@ class Worker:
                     done = self.root / "grading" / "autograded" / student / a / name
                     if done.exists():
                         notes += [f"{name}: {n}" for n in run_notes(done.read_bytes(), limit)]
-                self._note_seed(student, present)
                 fb = self.api.generate_feedback(a, student, force=True)
                 if not fb.get("success"):
                     notes.append("feedback not generated: " + _last_line(fb.get("error", "")))

@@ -14,8 +14,11 @@ every cell of a submission in order, but in two kernels:
   learner's.
 
 Learner cells after the first test cell still run (a later answer may need them), but
-nothing they output is kept: the learner's kernel has seen the tests' arguments by then,
-and a cell that printed them would carry hidden tests' inputs into the feedback.
+from the first test call on nothing the learner's kernel sends is applied to the notebook:
+no output, no update of an earlier output (``update_display_data``, a display reusing a
+``display_id``, ``clear_output``), no widget message (``JudgedExecute.process_message``);
+such a cell shows a one-line note instead. The learner's kernel has seen the tests'
+arguments by then, and anything it wrote would carry hidden tests' inputs into the feedback.
 
 So the checks, ``numpy.testing``, ``math.isclose``, builtins and IPython itself are the
 judge's own: no transformer, patch, lying object or forged output in the learner's kernel
@@ -286,6 +289,7 @@ class JudgedExecute(RobustExecute):
         self._judge = None
         self._judge_ran: set[str] = set()
         self._tested = False   # a test cell has run: it may have called the learner's code
+        self._withheld: set[int] = set()   # learner cells whose kernel messages were dropped
         self._judge_dir = None
         self._ran = 0
         self._seconds: dict[str, float] = {}
@@ -330,7 +334,8 @@ class JudgedExecute(RobustExecute):
             alive = self._kernel_died_at is None
             with self._clock("learner: cells"):
                 cell, resources = super().preprocess_cell(cell, resources, index)
-            if self._tested and cell.cell_type == "code" and cell.get("outputs"):
+            if self._tested and cell.cell_type == "code" and (
+                    cell.get("outputs") or index in self._withheld):
                 # whatever the learner's kernel saw of the tests' calls (their arguments)
                 # could be printed here: nothing it outputs from now on is kept, but the
                 # grader's own note that the kernel died in this cell
@@ -351,6 +356,18 @@ class JudgedExecute(RobustExecute):
                 if output.get("output_type") == "execute_result":
                     output["execution_count"] = self._ran
         return cell, resources
+
+    def process_message(self, msg, cell, cell_index):
+        """The learner's kernel's messages (the judge is a client of its own). From the first
+        test call on, only the ones that tell a cell's progress are read: every output,
+        display update (nbclient applies one to each earlier output with its display_id),
+        clear_output and widget message is dropped, whichever cell or thread sent it, so no
+        output kept from before the tests changes and none is added."""
+        if getattr(self, "_tested", False) and msg.get("msg_type") not in ("status",
+                                                                           "execute_input"):
+            self._withheld.add(cell_index)
+            return None
+        return super().process_message(msg, cell, cell_index)
 
     def _judge_cell(self, cell, resources, index):
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")

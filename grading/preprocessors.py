@@ -10,13 +10,17 @@
   submission's cells ran is the grader's failure, not the student's: ``GraderFailure``.
 - ``CapOutput``: caps the characters of every output (nbgrader's LimitOutput caps lines
   only, so one megabyte-long line would pass through).
-- ``HideHiddenTests``: for feedback, replaces the hidden-test region of each test cell with
-  a one-line note and rewrites tracebacks of those cells so the learner sees which hidden
-  test failed and its message, but not its code.
+- ``HideHiddenTests``: for feedback, replaces every hidden-test region of each test cell
+  with a one-line note and rewrites tracebacks of those cells so the learner sees which
+  hidden test failed and its exception's type and message (plain text), but not its code;
+  no output of the notebook keeps a line that quotes hidden code.
+- ``HideGraderPaths``: for feedback, the grading machine's paths (its Python environment,
+  the course, the temporary folder) in outputs become ``<python>``, ``<course>``, ``<tmp>``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from nbclient.exceptions import DeadKernelError
@@ -265,15 +269,26 @@ class CapOutput(NbGraderPreprocessor):
         return cell, resources
 
 
-def hidden_region(source: str) -> tuple[int, int] | None:
-    """1-based (first, last) line numbers of the hidden tests in a cell, or None."""
+def hidden_regions(source: str) -> list[tuple[int, int]]:
+    """1-based (first, last) line numbers of every hidden-test region of a cell, markers
+    included; a region left open runs to the cell's end."""
+    regions, begin = [], None
     lines = source.splitlines()
-    begin = [i for i, ln in enumerate(lines) if BEGIN_HIDDEN in ln]
-    end = [i for i, ln in enumerate(lines) if END_HIDDEN in ln]
-    if not begin:
-        return None
-    last = end[0] if end and end[0] > begin[0] else len(lines) - 1
-    return begin[0] + 1, last + 1
+    for i, ln in enumerate(lines):
+        if begin is None and BEGIN_HIDDEN in ln:
+            begin = i
+        elif begin is not None and END_HIDDEN in ln:
+            regions.append((begin + 1, i + 1))
+            begin = None
+    if begin is not None:
+        regions.append((begin + 1, len(lines)))
+    return regions
+
+
+def hidden_region(source: str) -> tuple[int, int] | None:
+    """1-based (first, last) line numbers of the first hidden-test region of a cell, or None."""
+    regions = hidden_regions(source)
+    return regions[0] if regions else None
 
 
 def failing_line(traceback: list[str]) -> int | None:
@@ -286,39 +301,150 @@ def failing_line(traceback: list[str]) -> int | None:
     return int(found[0]) if found else None
 
 
+_CONTROL = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]"
+                      r"|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def plain(text: str) -> str:
+    """``text`` without terminal escapes and control characters (newlines and tabs kept)."""
+    return _CONTROL.sub("", text)
+
+
 class HideHiddenTests(NbGraderPreprocessor):
-    """Feedback without hidden tests' code: which one failed and its message only."""
+    """Feedback without hidden tests' code: a test cell's hidden regions become a one-line
+    note each, and an error in such a cell shows which test failed, then the exception's
+    type and message as plain text, never a line of the test's code; other outputs of the
+    cell lose every line that quotes hidden code (a warning's source line)."""
 
     note = Unicode("# (hidden tests: {n} lines, not shown; failures are reported below)"
                    ).tag(config=True)
 
+    def preprocess(self, nb, resources):
+        # every line of hidden code (a helper of one cell can fail in another's traceback)
+        # that shows nowhere else in the notebook
+        self._secret, shown = set(), set()
+        for cell in nb.cells:
+            lines = cell.source.splitlines()
+            inside = set()
+            if cell.cell_type == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+                for first, last in hidden_regions(cell.source):
+                    inside.update(range(first - 1, last))
+            for i, ln in enumerate(lines):
+                (self._secret if i in inside else shown).add(ln.strip())
+        self._secret = {s for s in self._secret - shown if len(s) >= 6
+                        and BEGIN_HIDDEN not in s and END_HIDDEN not in s}
+        return super().preprocess(nb, resources)
+
     def preprocess_cell(self, cell, resources, index):
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type != "code" or not meta.get("grade"):
+        if cell.cell_type != "code":
             return cell, resources
-        region = hidden_region(cell.source)
-        if region is None:
+        secret = getattr(self, "_secret", set())
+        regions = hidden_regions(cell.source) if meta.get("grade") else []
+        if not regions:
+            for out in cell.get("outputs", []):
+                self._scrub(out, secret)
             return cell, resources
-        first, last = region
         lines = cell.source.splitlines()
-        hidden = lines[first - 1:last]
-        # number the hidden tests: top-level statements between the markers
-        starts = [first + i for i, ln in enumerate(hidden)
-                  if ln.strip() and not ln[0].isspace() and not ln.lstrip().startswith("#")
+        inside = set()
+        for first, last in regions:
+            inside.update(range(first, last + 1))
+        # number the hidden tests: top-level statements inside the regions
+        starts = [n for n in sorted(inside) if n <= len(lines) and (ln := lines[n - 1]).strip()
+                  and not ln[0].isspace() and not ln.lstrip().startswith("#")
                   and not ln.lstrip().startswith((")", "]", "}"))]
         for out in cell.get("outputs", []):
             if out.get("output_type") != "error":
+                self._scrub(out, secret)
                 continue
             line = failing_line(out.get("traceback", []))
-            message = f"{out.get('ename', 'Error')}: {out.get('evalue', '')}".rstrip(": ")
-            if line is not None and first <= line <= last:
+            message = plain(f"{out.get('ename', 'Error')}: {out.get('evalue', '')}").rstrip(": ")
+            if line is not None and line in inside:
                 number = sum(1 for s in starts if s <= line) or 1
                 head = f"Hidden test {number} of {len(starts)} failed"
             elif line is not None and line <= len(lines):
                 head = f"Visible test failed at line {line}: {lines[line - 1].strip()}"
             else:
                 head = "A test in this cell failed"
+            out["ename"], out["evalue"] = plain(str(out.get("ename", "Error"))), \
+                plain(str(out.get("evalue", "")))
             out["traceback"] = [head, message]
-        n = len(hidden) - 2 if len(hidden) >= 2 else len(hidden)
-        cell.source = "\n".join(lines[:first - 1] + [self.note.format(n=max(n, 0))] + lines[last:])
+            self._scrub(out, secret)
+        shown, last_end = [], 0
+        for first, last in regions:
+            shown += lines[last_end:first - 1]
+            n = last - first + 1 - (2 if last - first >= 1 else 0)
+            shown.append(self.note.format(n=max(n, 0)))
+            last_end = last
+        cell.source = "\n".join(shown + lines[last_end:])
+        return cell, resources
+
+    @staticmethod
+    def _scrub(out, secret: set[str]) -> None:
+        def clean(text):
+            if isinstance(text, list):
+                text = "".join(text)
+            if not isinstance(text, str):
+                return text
+            kept = [ln for ln in text.splitlines(keepends=True)
+                    if not any(s in plain(ln) for s in secret)]
+            return "".join(kept)
+
+        if "text" in out:
+            out["text"] = clean(out["text"])
+        if out.get("output_type") == "error":
+            out["evalue"] = clean(str(out.get("evalue", "")))
+            out["traceback"] = [t for t in (clean(str(t)) for t in out.get("traceback", [])) if t]
+        for mime, value in list(out.get("data", {}).items()):
+            out["data"][mime] = clean(value)
+
+
+def grader_paths() -> list[tuple[str, str]]:
+    """(path, what the feedback shows instead) for the folders of the grading machine that
+    its outputs name: the Python environment, the course's checkout and scratch course, the
+    temporary folder's grading folders. Longest first."""
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    found: dict[str, str] = {}
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        found[str(Path(prefix).resolve())] = "<python>"
+        found[prefix] = "<python>"
+    course = Path(__file__).resolve().parent.parent
+    for root in filter(None, (str(course), os.environ.get("COURSE_ROOT"))):
+        found[str(Path(root).resolve())] = "<course>"
+        found[root] = "<course>"
+    found[tempfile.gettempdir()] = "<tmp>"
+    return sorted(((p.rstrip("/"), v) for p, v in found.items() if p.rstrip("/").count("/") >= 1
+                   and len(p.rstrip("/")) > 1), key=lambda pv: -len(pv[0]))
+
+
+class HideGraderPaths(NbGraderPreprocessor):
+    """Feedback without the grading machine's paths: in every output (tracebacks included),
+    the Python environment's folder becomes ``<python>``, the course's ``<course>`` and the
+    temporary folder ``<tmp>``. The autograded notebook (the instructor's) keeps them."""
+
+    def preprocess(self, nb, resources):
+        self._paths = grader_paths()
+        return super().preprocess(nb, resources)
+
+    def _hide(self, text):
+        if isinstance(text, list):
+            text = "".join(text)
+        if not isinstance(text, str):
+            return text
+        for path, shown in self._paths:
+            text = re.sub(re.escape(path) + r"(?=[/\\'\"\s:,)\]>]|\x1b|$)", shown, text)
+        return text
+
+    def preprocess_cell(self, cell, resources, index):
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if "text" in out:
+                out["text"] = self._hide(out["text"])
+            for mime, value in list(out.get("data", {}).items()):
+                out["data"][mime] = self._hide(value)
+            if out.get("output_type") == "error":
+                out["evalue"] = self._hide(str(out.get("evalue", "")))
+                out["traceback"] = [self._hide(str(t)) for t in out.get("traceback", [])]
         return cell, resources

@@ -368,28 +368,40 @@ def test_missing_and_renamed_notebooks_score_zero_and_extras_are_ignored(graded_
     assert not alone.get("errors"), f"a renamed notebook is missing work, not a grader failure: {alone}"
 
 
-def test_the_runs_seed_is_kept_with_every_grade(graded_class):
-    """The seed of the hidden tests' generated inputs is in the run's summary and kept with
-    each student's grade (state.json, and the gradebook's comment on the first answer cell,
-    which formgrader and the feedback show), so a disputed grade can be drawn again."""
+def test_the_runs_seed_is_the_instructors_alone(graded_class):
+    """The seed of the hidden tests' generated inputs, and the command that draws them again,
+    are in the instructor's views: the run's summary, state.json and each student's notes in
+    reports/<assignment>/grades.csv, so a disputed grade can be drawn again. Never in a
+    student's feedback, nor in the gradebook's comments (formgrader's comment box, which the
+    feedback shows)."""
+    import csv
+    import html
     import os
 
     from labkit.remote import SEED_ENV
 
     seed = os.environ[SEED_ENV]
+    course = graded_class["course"]
     assert any(f"seed {seed}" in line for line in graded_class["out"].cluster), graded_class["out"].cluster
-    state = json.loads((graded_class["course"] / "grading" / "reports" / A / "state.json").read_text())
+    state = json.loads((course / "grading" / "reports" / A / "state.json").read_text())
     graded = {sid: s for sid, s in state["students"].items() if "digest" in s}
     assert graded and all(s.get("seed") == seed for s in graded.values()), graded
+    notes = {r["student"]: r["notes"]
+             for r in csv.DictReader(open(course / "grading" / "reports" / A / "grades.csv"))}
+    for sid in ("solution", "rt_daemon", "loop"):
+        assert f"seed {seed}" in notes[sid] and f"{SEED_ENV}={seed}" in notes[sid], notes[sid]
     from nbgrader.api import Gradebook
 
-    db_url = f"sqlite:///{graded_class['course'] / 'grading' / 'gradebook.db'}"
-    with Gradebook(db_url) as gb:  # and in the gradebook, where formgrader and the feedback show it
-        for sid in ("solution", "rt_daemon"):
+    db_url = f"sqlite:///{course / 'grading' / 'gradebook.db'}"
+    with Gradebook(db_url) as gb:
+        for sid in ("solution", "rt_daemon", "loop"):
             comments = [c.comment or "" for c in gb.find_submission_notebook(A, A, sid).comments]
-            assert sum(f"seed {seed}" in c for c in comments) == 1, (sid, comments)
-            feedback = graded_class["course"] / "grading" / "feedback" / sid / A / f"{A}.html"
-            assert f"seed {seed}" in feedback.read_text(), f"{sid}: the feedback does not show the seed"
+            assert not [c for c in comments if seed in c or SEED_ENV in c or "make " in c], \
+                (sid, comments)
+    for feedback in sorted((course / "grading" / "feedback").glob(f"*/{A}/{A}.html")):
+        text = html.unescape(feedback.read_text())
+        for secret in (f"seed {seed}", SEED_ENV, "make autograde"):
+            assert secret not in text, f"{feedback.parent.parent.name}'s feedback shows {secret!r}"
 
 
 def test_huge_output_is_capped(graded_class):
@@ -491,6 +503,95 @@ def test_hide_preprocessor_names_the_failed_hidden_test():
                                       "AssertionError: zero is its own image"]
 
 
+def test_hide_preprocessor_hides_every_hidden_region():
+    """A test cell with two hidden regions (as 03's test_naive_allreduce): neither shows, and
+    a failure in the second is named as a hidden test, without its line."""
+    cell = nbformat.v4.new_code_cell(
+        '"""t"""\nassert f(1) == 1\n### BEGIN HIDDEN TESTS\ndef secret_helper_one(x):\n'
+        '    return f(x)\n### END HIDDEN TESTS\nassert f(3) == 3\n### BEGIN HIDDEN TESTS\n'
+        'secret_helper_two_call(f, [2, 0])\n### END HIDDEN TESTS',
+        metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}})
+    cell.outputs = [nbformat.v4.new_output(
+        "error", ename="AssertionError", evalue="zero",
+        traceback=["\x1b[0;31mAssertionError\x1b[0m  Traceback (most recent call last)",
+                   "Cell \x1b[0;32mIn[4], line 9\x1b[0m\n      8 ### BEGIN HIDDEN TESTS\n"
+                   "----> 9 secret_helper_two_call(f, [2, 0])",
+                   "\x1b[0;31mAssertionError\x1b[0m: zero"])]
+    out, _ = HideHiddenTests().preprocess(nbformat.v4.new_notebook(cells=[cell]), {})
+    c = out.cells[0]
+    assert "secret_helper" not in c.source and "assert f(3) == 3" in c.source, c.source
+    assert c.source.count("hidden tests:") == 2, c.source
+    assert c.outputs[0].traceback == ["Hidden test 2 of 2 failed", "AssertionError: zero"]
+    # the course's own: 03's test cell with two regions shows none of them
+    from grading.preprocessors import hidden_regions
+
+    nb = nbformat.read(SOLUTIONS / "03_allreduce" / "03_allreduce.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if meta(c).get("grade_id") == "test_naive_allreduce")
+    lines = cell.source.splitlines()
+    regions = hidden_regions(cell.source)
+    inside = {i for first, last in regions for i in range(first, last - 1)}
+    assert len(regions) == 2, regions
+    shown = "\n".join(c.source for c in nb.cells if c is not cell)
+    shown += "\n".join(ln for i, ln in enumerate(lines) if i not in inside)
+    secret = [ln.strip() for i, ln in enumerate(lines)
+              if i in inside and len(ln.strip()) > 12 and ln.strip() not in shown]
+    out, _ = HideHiddenTests().preprocess(nb, {})
+    text = "\n".join(c.source for c in out.cells)
+    assert not [ln for ln in secret if ln in text], [ln for ln in secret if ln in text][:3]
+
+
+def test_hide_preprocessor_keeps_no_hidden_line_in_any_output():
+    """No output of the feedback quotes hidden code: not a traceback of a cell without hidden
+    tests that went through a helper defined in another cell's hidden region, not a warning's
+    source line; a failed hidden test's message comes as plain text (no terminal escapes,
+    no control characters)."""
+    graded = {"nbgrader": {"grade": True, "grade_id": "a", "points": 1}}
+    a = nbformat.v4.new_code_cell(
+        '"""a"""\n### BEGIN HIDDEN TESTS\ndef check_secretly(v):\n    assert v < 3, f"v was {v}"\n'
+        "check_secretly(f(5))\n### END HIDDEN TESTS", metadata=graded)
+    a.outputs = [
+        nbformat.v4.new_output("stream", name="stderr", text="/tmp/ipykernel_1/2.py:3: UserWarning: "
+                               "slow\n  def check_secretly(v):\nkept line\n"),
+        nbformat.v4.new_output("error", ename="AssertionError", evalue="\x1b[31mv was 5\r\x07\x1b[8m",
+                               traceback=["Cell \x1b[0;32mIn[2], line 5\x1b[0m\n----> 5 check_secretly(f(5))",
+                                          "AssertionError: v was 5"])]
+    b = nbformat.v4.new_code_cell('"""b"""\ncheck_secretly(f(7))',
+                                  metadata={"nbgrader": {**graded["nbgrader"], "grade_id": "b"}})
+    b.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="v was 7", traceback=[
+        "Cell In[3], line 2\n----> 2 check_secretly(f(7))",
+        "Cell In[2], line 4, in check_secretly(v)\n      3 def check_secretly(v):\n"
+        '----> 4     assert v < 3, f"v was {v}"', "AssertionError: v was 7"])]
+    out, _ = HideHiddenTests().preprocess(nbformat.v4.new_notebook(cells=[a, b]), {})
+    text = json.dumps([c.outputs for c in out.cells])
+    assert "def check_secretly" not in text and "assert v < 3" not in text, text
+    assert "kept line" in text and "check_secretly(f(7))" in text
+    assert out.cells[0].outputs[1].traceback == ["Hidden test 2 of 2 failed",
+                                                 "AssertionError: v was 5"]
+
+
+def test_feedback_names_no_path_of_the_grader():
+    """The grading machine's paths (its Python environment, the course, its temporary folder)
+    in a student's outputs show as <python>, <course>, <tmp> in the feedback."""
+    import tempfile
+
+    from grading.preprocessors import HideGraderPaths
+
+    venv, tmp = sys.prefix, tempfile.gettempdir()
+    cell = nbformat.v4.new_code_cell("import labkit")
+    cell.outputs = [
+        nbformat.v4.new_output("error", ename="PermissionError",
+                               evalue=f"[Errno 13] Permission denied: '{REPO}/labkit/__init__.py'",
+                               traceback=[f"File \x1b[0;32m{venv}/lib/python3.11/site-packages/torch/x.py:12"
+                                          "\x1b[0m, in f", f"PermissionError: '{REPO}/labkit/__init__.py'"]),
+        nbformat.v4.new_output("stream", name="stderr", text=f"{tmp}/judge-x1/a.py:3: UserWarning: w\n")]
+    out, _ = HideGraderPaths().preprocess(nbformat.v4.new_notebook(cells=[cell]), {})
+    text = json.dumps(out.cells[0].outputs)
+    assert str(REPO) not in text and venv not in text and tmp + "/" not in text, text
+    assert "'<course>/labkit/__init__.py'" in out.cells[0].outputs[0].evalue
+    assert "<python>/lib/python3.11/site-packages/torch/x.py:12" in out.cells[0].outputs[0].traceback[0]
+    assert out.cells[0].outputs[1].text.startswith("<tmp>/judge-x1/a.py:3")
+
+
 def test_item_report_counts_full_partial_none(graded_class):
     out = graded_class["out"]
     n = len(graded_class["scores"])
@@ -523,9 +624,12 @@ def test_rerun_regrades_only_changed_submissions(graded_class):
 def test_hidden_flag_chooses_the_feedback_preprocessors(tmp_path):
     from grading.grade_worker import load_config
 
+    from grading.preprocessors import HideGraderPaths
+
     hide = load_config(tmp_path, "hide").GenerateFeedback.preprocessors
     show = load_config(tmp_path, "show").GenerateFeedback.preprocessors
     assert HideHiddenTests in hide and HideHiddenTests not in show
+    assert HideGraderPaths in hide and HideGraderPaths in show
     proc = run_cli(A, str(tmp_path), "--hidden", "everything")
     assert proc.returncode == 2 and "HIDDEN=hide" in proc.stderr, proc.stderr
 
@@ -612,7 +716,8 @@ def test_feedback_shows_no_grader_plumbing(graded_class, student):
     nb = autograded(course, student)
     assert [c.source for c in nb.cells[:1]] == [c.source for c in solution().cells[:1]]
     text = html.unescape((course / "grading" / "feedback" / student / A / f"{A}.html").read_text())
-    for secret in ("labkit.remote", "__json", "signature_scheme", "hmac-sha256", "control_port"):
+    for secret in ("labkit.remote", "__json", "signature_scheme", "hmac-sha256", "control_port",
+                   str(REPO), sys.prefix, str(course)):
         assert secret not in text, f"{student}'s feedback shows {secret!r}"
     counts = [c.execution_count for c in nb.cells if c.cell_type == "code"
               and c.execution_count is not None]

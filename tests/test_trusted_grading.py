@@ -377,6 +377,50 @@ def test_hidden_tests_never_reach_the_learners_outputs(trick, tmp_path_factory):
     assert not found, f"hidden-test text in the learner's outputs: {found[:5]}"
 
 
+def feedback_of(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """What a student's feedback shows of an autograded notebook under HIDDEN=hide (make
+    autograde's default): the feedback's preprocessors of grading/grade_worker.py."""
+    from grading.preprocessors import HideGraderPaths, HideHiddenTests
+
+    nb = copy.deepcopy(nb)
+    for step in (HideHiddenTests(), HideGraderPaths()):
+        nb, _ = step.preprocess(nb, {})
+    return nb
+
+
+@pytest.mark.parametrize("notebook", _nb_params(NOTEBOOKS))
+def test_feedback_under_hide_quotes_no_hidden_code_and_no_grader_path(notebook,
+                                                                       tmp_path_factory):
+    """Every student's feedback (tricks and honest work alike): no line of a hidden test, in
+    the cells or in any output; a failed test cell with hidden tests shows which test failed
+    and the exception's type and message as plain text; no path of the grading machine."""
+    import sys
+
+    from grading.course import REPO
+    from grading.preprocessors import hidden_regions
+
+    run = _run(notebook, "judged", tmp_path_factory)
+    secret = hidden_lines(notebook)
+    for student in sorted(run.scores):
+        nb = feedback_of(run.autograded(student))
+        text = nbformat.writes(nb)
+        shown = [line for line in secret if line in text]
+        assert not shown, f"{student}'s feedback quotes hidden tests: {shown[:3]}"
+        for path in (str(REPO), sys.prefix):
+            assert path not in text, f"{student}'s feedback names the grader's {path}"
+        source = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source
+                  for c in _read(SOLUTIONS / notebook / f"{notebook}.ipynb").cells}
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type != "code" or not hidden_regions(source.get(gid, "")):
+                continue
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "error":
+                    shown = "".join([out.get("evalue", ""), *out.get("traceback", [])])
+                    assert len(out.traceback) <= 2 and not re.search(r"[\x00-\x08\x0b-\x1f]", shown), (
+                        f"{student}, {gid}: {out.traceback!r}")
+
+
 def test_hidden_tests_00_carried_out_where_tests_run_in_the_learners_kernel(tmp_path_factory):
     # where tests run in the student's kernel, the same probe carries them out
     run = _run("00_getting_started", "in-kernel", tmp_path_factory)
