@@ -44,7 +44,18 @@ def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
 
 
 def plot_items(items: list[dict], path: Path, title: str) -> None:
-    """A stacked horizontal bar per test cell: full / partial / no credit."""
+    """A stacked horizontal bar per test cell: full / partial / no credit, as a PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = items_figure(items, title)
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def items_figure(items: list[dict], title: str):
+    """The figure of ``plot_items``: whole students on the axis, the legend above the bars."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -54,19 +65,21 @@ def plot_items(items: list[dict], path: Path, title: str) -> None:
     full = [i["full"] for i in items][::-1]
     part = [i["partial"] for i in items][::-1]
     none = [i["none"] for i in items][::-1]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * max(len(items), 1)))
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.45 * max(len(items), 1)))
     ax.barh(names, full, color="#2e7d32", label="full credit")
     ax.barh(names, part, left=full, color="#f9a825", label="partial credit")
     ax.barh(names, none, left=[f + p for f, p in zip(full, part)], color="#c62828",
             label="no credit")
     ax.set_xlabel("students")
-    ax.set_title(title)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))   # whole students only
+    ax.set_title(title, pad=28)
+    # above the bars, not over them: every bar reaches the class size
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize="small",
+              frameon=False)
     fig.tight_layout()
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
+    return fig
 
 
 def table(header: list[str], rows: list[list]) -> str:

@@ -785,3 +785,26 @@ def test_a_course_whose_code_cannot_be_imported_is_the_graders_failure(tmp_path,
     result = Worker(template, A, "hide", sandbox=True).grade("ada", str(hand_in))
     assert "the course code is broken here" in result.get("grader_error", ""), result
     assert "notebooks" not in result and not result.get("graded"), result
+
+
+def test_item_plot_counts_whole_students_and_its_legend_covers_no_bar():
+    """items.png: the axis counts students (no half-students on a class of 2) and the legend
+    sits outside the bars (it covered the longest ones, which reach the class size)."""
+    import matplotlib.pyplot as plt
+
+    from grading.reports import items_figure
+
+    items = [{"cell": f"test_{i}", "full": f, "partial": p, "none": 2 - f - p}
+             for i, (f, p) in enumerate([(2, 0), (1, 1), (0, 0)])]
+    fig = items_figure(items, "00: credit per test cell (2 students)")
+    try:
+        ax = fig.axes[0]
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert ticks and all(float(t).is_integer() for t in ticks), ticks
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legend = ax.get_legend().get_window_extent(renderer)
+        bars = [p.get_window_extent(renderer) for p in ax.patches if p.get_width() > 0]
+        assert not any(legend.overlaps(b) for b in bars), "the legend covers a bar"
+    finally:
+        plt.close(fig)
