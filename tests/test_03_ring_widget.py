@@ -41,6 +41,27 @@ def test_stepper_renders_and_redraws(ns):
     assert "image/png" in bundle, "the widget should carry a static PNG for viewers without widgets"
 
 
+def test_stepper_opens_on_the_naive_plan_until_the_ring_is_written(ns):
+    """A blank notebook's stepper opened on "yours", whose sliders then did nothing until the
+    learner found the "naive" choice."""
+    import nbformat
+
+    from grading.course import SOLUTIONS
+
+    nb = nbformat.read(SOLUTIONS / "03_allreduce" / "03_allreduce.ipynb", as_version=4)
+    cell = next(c.source for c in nb.cells if "ring_stepper = " in c.source)
+    done = dict(ns)
+    exec(cell, done)
+    assert done["ring_stepper"].controls["schedule"].value == "yours"
+
+    def stub(tensors):
+        raise NotImplementedError()
+
+    blank = dict(ns, ring_allreduce_sim=stub)
+    exec(cell, blank)
+    assert blank["ring_stepper"].controls["schedule"].value == "naive"
+
+
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_solution_schedule_is_the_textbook_ring(ns, n):
     import torch
