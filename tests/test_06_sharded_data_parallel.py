@@ -104,3 +104,18 @@ def test_solution_matches_the_reference_to_the_bit_and_the_byte_bounds(nb06, poo
                 all(abs(flows.to(r, 1 - r) - predicted - steps * len(plan) * 576) <= 8 * steps * len(plan) for r in range(2)):
             return
     raise AssertionError(f"bytes of messages per allreduce, per rank, in three runs: {seen} (576 expected)")
+
+
+def _released_cells(grade_id: str) -> str:
+    """The source of a cell of the learner's release (notebooks/), hidden tests already stripped."""
+    from grading.course import NOTEBOOKS
+
+    nb = nbformat.read(NOTEBOOKS / NOTEBOOK.parent.name / NOTEBOOK.name, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_the_released_ddp_test_holds_no_bucket_plan():
+    """Exercise 1's reference plan lives in hidden tests only: the visible DDP test counts buckets without it."""
+    visible = _released_cells("test_bucketed_ddp")
+    assert "_check_ddp(" in visible
+    assert "size >= cap" not in visible and "def _plan" not in visible

@@ -94,3 +94,26 @@ def test_tensor_parallel_mlp_on_gloo_processes_equals_the_unsharded_layer(ns):
         torch.testing.assert_close(y, want[0])
         torch.testing.assert_close(dx, want[1])
     torch.testing.assert_close(torch.cat([r[2] for r in results], dim=1), want[2])
+
+
+def _released(grade_id: str | None = None) -> str:
+    """The learner's release (notebooks/), hidden tests already stripped: one cell's source, or every cell's."""
+    import nbformat
+
+    from grading.course import NOTEBOOKS
+
+    nb = nbformat.read(NOTEBOOKS / NB / f"{NB}.ipynb", as_version=4)
+    return "\n".join(c.source for c in nb.cells
+                     if grade_id is None or c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_the_released_tests_hand_over_no_answer():
+    """Exercise 1/2's routes, Exercise 5's 1F1B lists and warm-up count and Exercise 6's formula are hidden tests."""
+    convert, schedule, bubble = (_released(g) for g in ("test_convert", "test_pipeline_schedule", "test_bubble_fraction"))
+    assert "_check_convert(" in convert and "_check_schedule(" in schedule and "bubble_fraction(" in bubble
+    for collective in ("all_reduce", "reduce_scatter", "all_gather", "all_to_all"):
+        assert collective not in convert, collective
+    for formula in ("p - s - 1", "p - s)", "m + p - 1", "3 / 7"):
+        assert formula not in schedule and formula not in bubble, formula
+    before_exercise_6 = _released().split("### Exercise 6")[0]
+    assert "p - s - 1" not in before_exercise_6 and "p - s`" not in before_exercise_6
