@@ -119,3 +119,28 @@ def test_the_released_ddp_test_holds_no_bucket_plan():
     visible = _released_cells("test_bucketed_ddp")
     assert "_check_ddp(" in visible
     assert "size >= cap" not in visible and "def _plan" not in visible
+
+
+def _markdown() -> str:
+    return "\n".join(c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "markdown")
+
+
+def test_what_the_notebook_says_ddp_does_is_what_torch_does():
+    """Exercise 1's note on torch's DDP and Exercise 2's on wait(), against torch's own code."""
+    import sys
+
+    from torch.nn.parallel.distributed import _BucketCapacityConfig
+
+    text = _markdown()
+    assert "the real one also makes the first bucket small" not in text
+    assert "in the first iteration every parameter is in one bucket" in text
+    assert "rebuilds the buckets in the order the gradients actually became ready" in text
+    assert "on NCCL it makes the current CUDA stream wait" in text
+    default = _BucketCapacityConfig.create(None, None, False)
+    assert default.compute_bucket_size_limits(static_graph=False, find_unused_parameters=False)[0] == [sys.maxsize]
+    assert default.compute_bucket_size_limits(static_graph=False, find_unused_parameters=True)[0] == [2**20, 25 * 2**20]
+    assert dist._DEFAULT_FIRST_BUCKET_BYTES == 2**20 and "`dist._DEFAULT_FIRST_BUCKET_BYTES` (1 MiB)" in text
+    set_cap = _BucketCapacityConfig.create(4, None, False)
+    assert set_cap.compute_bucket_size_limits(static_graph=False, find_unused_parameters=True)[0] == [4 * 2**20]
+    mixed = [torch.zeros(10), torch.zeros(10, dtype=torch.float64), torch.zeros(10)]
+    assert dist._compute_bucket_assignment_by_size(mixed, [10**6], [False] * 3)[0] == [[0, 2], [1]]

@@ -117,3 +117,18 @@ def test_the_released_tests_hand_over_no_answer():
         assert formula not in schedule and formula not in bubble, formula
     before_exercise_6 = _released().split("### Exercise 6")[0]
     assert "p - s - 1" not in before_exercise_6 and "p - s`" not in before_exercise_6
+
+
+def test_bubble_ratio_to_ideal_time_is_p_minus_1_over_m(ns):
+    """The (p-1)/m that Megatron and the Playbook quote is the same bubble over the busy time."""
+    for p, m in [(1, 3), (4, 4), (4, 16), (8, 32)]:
+        afab = [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
+        f = ns["simulate"](afab)[2]
+        assert f / (1 - f) == pytest.approx((p - 1) / m, abs=1e-12)
+
+
+def test_summary_and_planner_say_where_their_figures_hold():
+    text = _released()
+    assert "whatever the order" not in text and "(p-1)/m" in text and "interleaved 1F1B" in text
+    assert "Data parallelism alone does not fit" not in text and "That holds for DDP only: ZeRO-3 or FSDP" in text
+    assert "ZeRO-3/FSDP (notebook 06)" in text  # the planner cell prints what ZeRO-3 keeps per device
