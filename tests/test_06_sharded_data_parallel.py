@@ -144,3 +144,15 @@ def test_what_the_notebook_says_ddp_does_is_what_torch_does():
     assert set_cap.compute_bucket_size_limits(static_graph=False, find_unused_parameters=True)[0] == [4 * 2**20]
     mixed = [torch.zeros(10), torch.zeros(10, dtype=torch.float64), torch.zeros(10)]
     assert dist._compute_bucket_assignment_by_size(mixed, [10**6], [False] * 3)[0] == [[0, 2], [1]]
+
+
+def test_the_zero_widget_figures_are_what_step_memory_gives(nb06):
+    """The GB and GiB next to the widget: 7.5B parameters with Adam in mixed precision, as the cell prints them."""
+    text = _markdown()
+    ddp = sum(nb06["step_memory"](int(7.5e9), 1, 0, torch.bfloat16, "adam").values())
+    zero3 = sum(nb06["step_memory"](int(7.5e9), 64, 3, torch.bfloat16, "adam").values())
+    assert f"{ddp / 1e9:.0f} GB per device for DDP in mixed precision is {ddp / 2**30:.1f} GiB" in text
+    assert f"ZeRO-3's {zero3 / 1e9:.1f} GB on 64 devices is {zero3 / 2**30:.1f} GiB" in text
+    assert "step_memory(int(7.5e9)" in "\n".join(c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells)
+    assert "about 60%" not in _released_cells("test_bucketed_ddp")
+    assert "at most 6 blocks" not in text

@@ -132,3 +132,7 @@ def test_summary_and_planner_say_where_their_figures_hold():
     assert "whatever the order" not in text and "(p-1)/m" in text and "interleaved 1F1B" in text
     assert "Data parallelism alone does not fit" not in text and "That holds for DDP only: ZeRO-3 or FSDP" in text
     assert "ZeRO-3/FSDP (notebook 06)" in text  # the planner cell prints what ZeRO-3 keeps per device
+
+
+def test_the_summary_names_only_the_ranks_the_cells_run():
+    assert "1, 2 and 4 simulated ranks" not in _released()
