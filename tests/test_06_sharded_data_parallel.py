@@ -156,3 +156,18 @@ def test_the_zero_widget_figures_are_what_step_memory_gives(nb06):
     assert "step_memory(int(7.5e9)" in "\n".join(c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells)
     assert "about 60%" not in _released_cells("test_bucketed_ddp")
     assert "at most 6 blocks" not in text
+
+
+def test_torchrun_cell_prints_one_line_per_rank_and_one_line_for_a_failure():
+    """The ranks' lines are whole; a failure is one line naming the rank and its error, without torchrun's log."""
+    ns: dict = {}
+    exec("import os, subprocess, sys, tempfile, textwrap", ns)  # noqa: S102 (the cell's imports, from the set-up cell)
+    for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
+        if cell.cell_type == "code" and cell.source.startswith("SCRIPT = textwrap"):
+            exec(compile(cell.source.split("\n\nif GRADING:")[0], "<nb06>", "exec"), ns)  # noqa: S102
+    code, printed, failure = ns["torchrun"](ns["SCRIPT"], 2)
+    assert code == 0 and failure is None, failure
+    assert sorted(line.split(":")[0] for line in printed) == ["rank 0/2 (LOCAL_RANK 0)", "rank 1/2 (LOCAL_RANK 1)"]
+    code, printed, failure = ns["torchrun"](ns["SCRIPT"], 2, env={"FAIL_RANK": "1"})
+    assert code == 1 and printed == []
+    assert failure == "rank 1 failed first (exit code 1): RuntimeError: rank 1 fails on purpose at step 10", failure
