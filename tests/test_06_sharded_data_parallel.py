@@ -104,3 +104,70 @@ def test_solution_matches_the_reference_to_the_bit_and_the_byte_bounds(nb06, poo
                 all(abs(flows.to(r, 1 - r) - predicted - steps * len(plan) * 576) <= 8 * steps * len(plan) for r in range(2)):
             return
     raise AssertionError(f"bytes of messages per allreduce, per rank, in three runs: {seen} (576 expected)")
+
+
+def _released_cells(grade_id: str) -> str:
+    """The source of a cell of the learner's release (notebooks/), hidden tests already stripped."""
+    from grading.course import NOTEBOOKS
+
+    nb = nbformat.read(NOTEBOOKS / NOTEBOOK.parent.name / NOTEBOOK.name, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_the_released_ddp_test_holds_no_bucket_plan():
+    """Exercise 1's reference plan lives in hidden tests only: the visible DDP test counts buckets without it."""
+    visible = _released_cells("test_bucketed_ddp")
+    assert "_check_ddp(" in visible
+    assert "size >= cap" not in visible and "def _plan" not in visible
+
+
+def _markdown() -> str:
+    return "\n".join(c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "markdown")
+
+
+def test_what_the_notebook_says_ddp_does_is_what_torch_does():
+    """Exercise 1's note on torch's DDP and Exercise 2's on wait(), against torch's own code."""
+    import sys
+
+    from torch.nn.parallel.distributed import _BucketCapacityConfig
+
+    text = _markdown()
+    assert "the real one also makes the first bucket small" not in text
+    assert "in the first iteration every parameter is in one bucket" in text
+    assert "rebuilds the buckets in the order the gradients actually became ready" in text
+    assert "on NCCL it makes the current CUDA stream wait" in text
+    default = _BucketCapacityConfig.create(None, None, False)
+    assert default.compute_bucket_size_limits(static_graph=False, find_unused_parameters=False)[0] == [sys.maxsize]
+    assert default.compute_bucket_size_limits(static_graph=False, find_unused_parameters=True)[0] == [2**20, 25 * 2**20]
+    assert dist._DEFAULT_FIRST_BUCKET_BYTES == 2**20 and "`dist._DEFAULT_FIRST_BUCKET_BYTES` (1 MiB)" in text
+    set_cap = _BucketCapacityConfig.create(4, None, False)
+    assert set_cap.compute_bucket_size_limits(static_graph=False, find_unused_parameters=True)[0] == [4 * 2**20]
+    mixed = [torch.zeros(10), torch.zeros(10, dtype=torch.float64), torch.zeros(10)]
+    assert dist._compute_bucket_assignment_by_size(mixed, [10**6], [False] * 3)[0] == [[0, 2], [1]]
+
+
+def test_the_zero_widget_figures_are_what_step_memory_gives(nb06):
+    """The GB and GiB next to the widget: 7.5B parameters with Adam in mixed precision, as the cell prints them."""
+    text = _markdown()
+    ddp = sum(nb06["step_memory"](int(7.5e9), 1, 0, torch.bfloat16, "adam").values())
+    zero3 = sum(nb06["step_memory"](int(7.5e9), 64, 3, torch.bfloat16, "adam").values())
+    assert f"{ddp / 1e9:.0f} GB per device for DDP in mixed precision is {ddp / 2**30:.1f} GiB" in text
+    assert f"ZeRO-3's {zero3 / 1e9:.1f} GB on 64 devices is {zero3 / 2**30:.1f} GiB" in text
+    assert "step_memory(int(7.5e9)" in "\n".join(c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells)
+    assert "about 60%" not in _released_cells("test_bucketed_ddp")
+    assert "at most 6 blocks" not in text
+
+
+def test_torchrun_cell_prints_one_line_per_rank_and_one_line_for_a_failure():
+    """The ranks' lines are whole; a failure is one line naming the rank and its error, without torchrun's log."""
+    ns: dict = {}
+    exec("import os, subprocess, sys, tempfile, textwrap", ns)  # noqa: S102 (the cell's imports, from the set-up cell)
+    for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
+        if cell.cell_type == "code" and cell.source.startswith("SCRIPT = textwrap"):
+            exec(compile(cell.source.split("\n\nif GRADING:")[0], "<nb06>", "exec"), ns)  # noqa: S102
+    code, printed, failure = ns["torchrun"](ns["SCRIPT"], 2)
+    assert code == 0 and failure is None, failure
+    assert sorted(line.split(":")[0] for line in printed) == ["rank 0/2 (LOCAL_RANK 0)", "rank 1/2 (LOCAL_RANK 1)"]
+    code, printed, failure = ns["torchrun"](ns["SCRIPT"], 2, env={"FAIL_RANK": "1"})
+    assert code == 1 and printed == []
+    assert failure == "rank 1 failed first (exit code 1): RuntimeError: rank 1 fails on purpose at step 10", failure

@@ -94,3 +94,45 @@ def test_tensor_parallel_mlp_on_gloo_processes_equals_the_unsharded_layer(ns):
         torch.testing.assert_close(y, want[0])
         torch.testing.assert_close(dx, want[1])
     torch.testing.assert_close(torch.cat([r[2] for r in results], dim=1), want[2])
+
+
+def _released(grade_id: str | None = None) -> str:
+    """The learner's release (notebooks/), hidden tests already stripped: one cell's source, or every cell's."""
+    import nbformat
+
+    from grading.course import NOTEBOOKS
+
+    nb = nbformat.read(NOTEBOOKS / NB / f"{NB}.ipynb", as_version=4)
+    return "\n".join(c.source for c in nb.cells
+                     if grade_id is None or c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_the_released_tests_hand_over_no_answer():
+    """Exercise 1/2's routes, Exercise 5's 1F1B lists and warm-up count and Exercise 6's formula are hidden tests."""
+    convert, schedule, bubble = (_released(g) for g in ("test_convert", "test_pipeline_schedule", "test_bubble_fraction"))
+    assert "_check_convert(" in convert and "_check_schedule(" in schedule and "bubble_fraction(" in bubble
+    for collective in ("all_reduce", "reduce_scatter", "all_gather", "all_to_all"):
+        assert collective not in convert, collective
+    for formula in ("p - s - 1", "p - s)", "m + p - 1", "3 / 7"):
+        assert formula not in schedule and formula not in bubble, formula
+    before_exercise_6 = _released().split("### Exercise 6")[0]
+    assert "p - s - 1" not in before_exercise_6 and "p - s`" not in before_exercise_6
+
+
+def test_bubble_ratio_to_ideal_time_is_p_minus_1_over_m(ns):
+    """The (p-1)/m that Megatron and the Playbook quote is the same bubble over the busy time."""
+    for p, m in [(1, 3), (4, 4), (4, 16), (8, 32)]:
+        afab = [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
+        f = ns["simulate"](afab)[2]
+        assert f / (1 - f) == pytest.approx((p - 1) / m, abs=1e-12)
+
+
+def test_summary_and_planner_say_where_their_figures_hold():
+    text = _released()
+    assert "whatever the order" not in text and "(p-1)/m" in text and "interleaved 1F1B" in text
+    assert "Data parallelism alone does not fit" not in text and "That holds for DDP only: ZeRO-3 or FSDP" in text
+    assert "ZeRO-3/FSDP (notebook 06)" in text  # the planner cell prints what ZeRO-3 keeps per device
+
+
+def test_the_summary_names_only_the_ranks_the_cells_run():
+    assert "1, 2 and 4 simulated ranks" not in _released()
