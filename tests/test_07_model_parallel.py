@@ -65,6 +65,23 @@ def test_simulate_refuses_a_deadlock(ns):
         ns["simulate"]([[("B", 0), ("F", 0)], [("F", 0), ("B", 0)]])
 
 
+def test_timeline_has_a_legend_for_its_colours(ns):
+    """Forward, backward and idle named beside the chart (it had none), and kept in the figure."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.2))
+    ns["draw_pipeline"](fig, "1f1b", 4, 6)
+    legend = fig.axes[0].get_legend()
+    assert legend is not None, "the pipeline chart has no legend"
+    assert [t.get_text() for t in legend.get_texts()] == ["forward", "backward", "idle (the bubble)"]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)   # as the widget draws it
+    canvas.draw()
+    box = legend.get_window_extent(canvas.get_renderer())
+    assert box.x1 <= fig.bbox.x1 + 1, "the legend is cut off at the figure's right edge"
+
+
 def test_timeline_draws_and_says_when_exercise_5_is_missing(ns):
     """The widget responds in the learner notebook too: AFAB is drawn until Exercise 5 is written."""
     from matplotlib.figure import Figure
