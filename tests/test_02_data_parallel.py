@@ -160,3 +160,29 @@ def test_data_parallel_bits_hold_across_processes_and_thread_counts():
             assert not all(torch.equal(w, e) for w, e in zip(whole, want)), threads
     finally:
         torch.set_num_threads(mine)
+
+
+def test_the_what_if_shows_both_models_where_they_coincide():
+    """The what-if's two models agree wherever n <= CORES; drawn alike, one hid the other
+    (on this 2-core machine at n = 1 and 2), so both look different and the legend says so."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from tests.harness import notebook_namespace
+
+    import nbformat
+
+    from grading.course import SOLUTIONS
+
+    ns = notebook_namespace("02_data_parallel", containing=("import labkit",))
+    ns.update(scaling={n: {"compute": 0.1 / n, "allreduce": 0.01 * n, "total": 0.1}
+                       for n in (1, 2, 4)}, world_sizes=[1, 2, 4], CORES=2, display=print)
+    nb = nbformat.read(SOLUTIONS / "02_data_parallel" / "02_data_parallel.ipynb", as_version=4)
+    exec(next(c.source for c in nb.cells if "def draw_whatif" in c.source), ns)
+    fig = Figure()
+    ns["draw_whatif"](fig, 1.0)
+    separate, shared = fig.axes[0].lines[:2]
+    assert np.allclose(separate.get_ydata()[:2], shared.get_ydata()[:2])
+    assert (separate.get_linewidth(), separate.get_linestyle()) != \
+        (shared.get_linewidth(), shared.get_linestyle()), "one model line hides the other"
+    assert "the same for n = 1, 2" in shared.get_label()
