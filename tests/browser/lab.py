@@ -282,7 +282,6 @@ class NotebookRun:
     cells: list[CellResult]
     seconds: float
     timed_out: str | None = None
-    passes: int = 1      # Run All, then one more run command per cell that stopped it
 
     def code_cells(self) -> list[CellResult]:
         return [c for c in self.cells if c.cell_type == "code"]
@@ -586,8 +585,7 @@ class Lab:
         state = self.page.evaluate("(p) => window.__course.runs[p]", nb_path)
         if state and state.get("error"):
             raise AssertionError(f"{nb_path}: Run All failed in the page: {state['error']}")
-        return NotebookRun(nb_path, self.cells(nb_path), time.monotonic() - start, timed_out,
-                           (state or {}).get("passes", 1))
+        return NotebookRun(nb_path, self.cells(nb_path), time.monotonic() - start, timed_out)
 
     def close(self, nb_path: str) -> None:
         self.page.evaluate("(p) => window.__course.close(p)", nb_path)
