@@ -17,7 +17,9 @@ import pytest
 from grading.course import SOLUTIONS
 from grading.hub import exchange, run
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: makes Unix accounts")
+# one xdist group: the tests make and remove the same accounts
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="needs root: makes Unix accounts"),
+              pytest.mark.xdist_group("hub_exchange")]
 
 ADA, BEN, CY = "hubx-ada", "hubx-ben", "hubx-cy"
 A = "00_getting_started"

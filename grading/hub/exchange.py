@@ -317,20 +317,11 @@ def collect(course: Path, assignment: str, exchange: Path = EXCHANGE) -> Path:
         print(f"warning: {line}", file=sys.stderr)
     dest = course / COLLECTED
     dest.mkdir(parents=True, exist_ok=True)
-    from grading.cluster import safe_name, write_tree
+    from grading.cluster import safe_name
+    from grading.submissions import write_files
 
-    for student, files in hand_ins.items():
-        safe_name(student)
-        folder = dest / student / assignment
-        part = folder.with_name(f".{assignment}.collecting")
-        shutil.rmtree(part, ignore_errors=True)
-        write_tree(files, part)
-        old = folder.with_name(f".{assignment}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        if folder.exists():
-            folder.rename(old)
-        part.rename(folder)
-        shutil.rmtree(old, ignore_errors=True)
+    for student, files in hand_ins.items():   # names from directory listings: no '/', '..'
+        write_files(files, dest / safe_name(student) / assignment)
     regroup(course)
     return dest
 
