@@ -121,7 +121,7 @@ def environment_report() -> dict:
     ok, detail = mxnet_status()
     info["mxnet"] = detail if ok else None
     info["mxnet_problem"] = None if ok else detail
-    info["python_ok"] = sys.version_info[:2] == (3, 11)
+    info["python_ok"] = (3, 11) <= sys.version_info[:2] <= (3, 13)
     return info
 
 
@@ -138,7 +138,7 @@ def verdict(info: dict | None = None) -> str:
     info = info or environment_report()
     problems = []
     if not info["python_ok"]:
-        problems.append(f"Python {info['python']} (the course supports 3.11)")
+        problems.append(f"Python {info['python']} (the course supports 3.11 to 3.13)")
     if info["mxnet"] is None:
         problems.append("MXNet missing (its cells will skip)")
     where = (

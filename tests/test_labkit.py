@@ -75,8 +75,9 @@ def test_environment_report_and_verdict(capsys):
     assert "PyTorch" in out and "MXNet" in out
     last = out.strip().splitlines()[-1]
     assert last.startswith("Ready"), last
-    broken = dict(info, mxnet=None, mxnet_problem="no mxnet", python_ok=False, python="3.12.1")
-    assert "MXNet missing" in devices.verdict(broken) and "3.11" in devices.verdict(broken)
+    broken = dict(info, mxnet=None, mxnet_problem="no mxnet", python_ok=False, python="3.10.13")
+    assert "MXNet missing" in devices.verdict(broken) and "3.11 to 3.13" in devices.verdict(broken)
+    assert info["python_ok"] == ((3, 11) <= sys.version_info[:2] <= (3, 13))
 
 
 def test_timer_syncs_before_and_after():
