@@ -4,6 +4,8 @@
 #   make reset NB=NN_topic [CELL=grade_id]  one notebook (or one exercise) of work/ back to
 #                                   its released state; the rest of your work is kept
 #   make test                       run the whole test suite
+#   make test-py313                 every notebook graded on Python 3.13 with NumPy 2 and no MXNet
+#                                   (.venv313, several GB once; PY313=/path/to/python3.13)
 #   make release                    regenerate notebooks/ from solutions/
 #   make validate NB=path.ipynb     check your answers in one notebook
 #   make bench                      print the figures the course promises
@@ -55,7 +57,7 @@ SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap \
   /usr/lib/postgresql/*/bin/initdb:postgresql /usr/bin/npm:nodejs,npm
 HUB_PORT ?= 8000
 
-.PHONY: lab test lint release validate bench soak autograde grade-demo check-python system hub \
+.PHONY: lab test test-py313 lint release validate bench soak autograde grade-demo check-python system hub \
   hub-stop reset
 
 # Installs the missing Debian packages as root or with non-interactive sudo; otherwise
@@ -102,6 +104,17 @@ lint: $(STAMP)
 
 test: system $(STAMP) lint
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
+
+# Python 3.13 with NumPy 2 and PyTorch alone, in its own .venv313 (the torch PyPI has for it
+# brings CUDA's libraries: several GB, installed once): every notebook run top to bottom by
+# nbgrader, solutions full marks and blanks zero, and the course graded without MXNet. Not part
+# of make test. PY313=/path/to/python3.13 picks the interpreter.
+PY313 ?= python3.13
+test-py313: system
+	@$(MAKE) --no-print-directory .venv313/.installed PYTHON=$(PY313)
+	.venv313/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS) \
+	  tests/test_notebooks.py tests/test_without_mxnet.py \
+	  -k 'test_without_mxnet or ((solution or blank) and not trimmed)'
 
 release: $(STAMP)
 	$(BIN)/python grading/release.py $(NB)
