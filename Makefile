@@ -76,11 +76,11 @@ system:
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else 1)' 2>/dev/null || { \
 	  found=$$($(PYTHON) --version 2>/dev/null) || found="not found"; \
-	  echo "error: the course needs Python 3.11, 3.12 or 3.13 (3.11 adds MXNet, whose numpy<1.24 has no wheels for newer Pythons); '$(PYTHON)' is $${found:-not Python 3.11-3.13}. Install one, or run: make $(or $(GOAL),$(MAKECMDGOALS)) PYTHON=/path/to/python3.13" >&2; \
+	  echo "error: the course needs Python 3.11, 3.12 or 3.13 (3.11 adds MXNet, whose numpy<1.24 has no wheels for newer Pythons); '$(PYTHON)' is $${found:-not Python 3.11-3.13}. Install one, or run: make $(or $(GOAL),$(MAKECMDGOALS)) $(or $(PYVAR),PYTHON)=/path/to/python3.13" >&2; \
 	  exit 1; }
 
 $(STAMP): pyproject.toml
-	@$(MAKE) --no-print-directory check-python GOAL="$(MAKECMDGOALS)"
+	@$(MAKE) --no-print-directory check-python GOAL="$(or $(GOAL),$(MAKECMDGOALS))"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
@@ -111,7 +111,7 @@ test: system $(STAMP) lint
 # of make test. PY313=/path/to/python3.13 picks the interpreter.
 PY313 ?= python3.13
 test-py313: system
-	@$(MAKE) --no-print-directory .venv313/.installed PYTHON=$(PY313)
+	@$(MAKE) --no-print-directory .venv313/.installed PYTHON=$(PY313) VENV=.venv313 GOAL=test-py313 PYVAR=PY313
 	.venv313/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS) \
 	  tests/test_notebooks.py tests/test_without_mxnet.py \
 	  -k 'test_without_mxnet or ((solution or blank) and not trimmed)'

@@ -204,6 +204,13 @@ def test_wrong_python_is_one_clear_line(tmp_path):
         assert "PYTHON=/path/to/python3.13" in line[0], line
 
 
+def test_make_test_py313_without_python_3_13_is_one_clear_line(tmp_path):
+    proc = _make("test-py313", f"PY313={tmp_path / 'no-such-python'}")
+    assert proc.returncode != 0
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert line and "run: make test-py313 PY313=/path/to/python3.13" in line[0], proc.stderr
+
+
 def test_python_3_11_to_3_13_each_get_their_own_venv(tmp_path):
     """check-python takes 3.11-3.13; 3.11 installs into .venv, 3.12 and 3.13 into .venv312 and
     .venv313, each with the test and mxnet extras (MXNet's marker leaves it out past 3.11)."""
