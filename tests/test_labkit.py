@@ -241,3 +241,22 @@ def test_timeline_row_names_fit_in_the_figure():
         box = label.get_window_extent(renderer)
         assert box.x0 >= 0, f"row name {label.get_text()!r} starts {box.x0:.0f} px left of the figure"
     plt.close(fig)
+
+
+def test_without_torch_distributed_worker_cells_say_what_skips(monkeypatch, capsys):
+    """Where torch.distributed.is_available() is False (some macOS builds), the report says so
+    and labkit.workers.run stops its cell with one line (IPython shows no traceback)."""
+    import torch.distributed as dist
+
+    from labkit import workers
+
+    assert workers.distributed_status()[0] and "gloo" in workers.distributed_status()[1]
+    monkeypatch.setattr(dist, "is_available", lambda: False)
+    ok, line = workers.distributed_status()
+    assert not ok and "\n" not in line and "worker processes" in line and "skip" in line
+    with pytest.raises(workers.DistributedUnavailable) as err:
+        workers.run(lambda rank, world_size: rank, 2)
+    assert err.value._render_traceback_() == [line]
+    devices.print_report()
+    out = capsys.readouterr().out
+    assert f"torch.distributed  {line}" in out and "torch.distributed missing" in out.splitlines()[-1]
