@@ -112,6 +112,10 @@ test: system $(STAMP) lint
 PY313 ?= python3.13
 test-py313: system
 	@$(MAKE) --no-print-directory .venv313/.installed PYTHON=$(PY313) VENV=.venv313 GOAL=test-py313 PYVAR=PY313
+	@.venv313/bin/python -c 'import sys, numpy, torch; from jupyter_client.kernelspec import KernelSpecManager; \
+	  kernel = KernelSpecManager().get_kernel_spec("python3").argv[0]; \
+	  print("Python", sys.version.split()[0], "NumPy", numpy.__version__, "torch", torch.__version__, "kernel", kernel); \
+	  assert sys.version_info[:2] == (3, 13) and int(numpy.__version__.split(".")[0]) >= 2 and ".venv313/" in kernel'
 	.venv313/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS) \
 	  tests/test_notebooks.py tests/test_without_mxnet.py \
 	  -k 'test_without_mxnet or ((solution or blank) and not trimmed)'
