@@ -1,9 +1,11 @@
-# The course's verbs. Every target creates .venv on first use.
+# The course's verbs. Every target creates .venv on first use (.venv313 with PYTHON=python3.13).
 #   make lab                        open your working copy (work/, made from notebooks/ on
 #                                   first use, kept) in JupyterLab
 #   make reset NB=NN_topic [CELL=grade_id]  one notebook (or one exercise) of work/ back to
 #                                   its released state; the rest of your work is kept
 #   make test                       run the whole test suite
+#   make test-py313                 every notebook graded on Python 3.13 with NumPy 2 and no MXNet
+#                                   (.venv313, several GB once; PY313=/path/to/python3.13)
 #   make release                    regenerate notebooks/ from solutions/
 #   make validate NB=NN_topic       check your answers in one notebook of work/ (or
 #                                   NB=path/to/notebook.ipynb)
@@ -24,8 +26,14 @@
 #                                   postgresql (a class server's gradebook), nodejs and npm
 #                                   (the hub's proxy)
 
+# The interpreter: Python 3.11 (with MXNet, the reference for its cells) or 3.12-3.13 (NumPy 2
+# and PyTorch alone), e.g. make lab PYTHON=python3.13. Each minor version has its own venv:
+# .venv for 3.11, .venv312 and .venv313 for the others.
 PYTHON ?= python3.11
-VENV := .venv
+PYVER := $(shell $(PYTHON) -c 'import sys; print("%d%d" % sys.version_info[:2])' 2>/dev/null)
+VENV ?= $(if $(filter-out 311,$(PYVER)),.venv$(PYVER),.venv)
+# what make installs besides the course: the tests, and MXNet where its marker allows (3.11)
+EXTRAS ?= test,mxnet
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grading
@@ -50,7 +58,7 @@ SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap \
   /usr/lib/postgresql/*/bin/initdb:postgresql /usr/bin/npm:nodejs,npm
 HUB_PORT ?= 8000
 
-.PHONY: lab test lint release validate bench soak autograde grade-demo check-python system hub \
+.PHONY: lab test test-py313 lint release validate bench soak autograde grade-demo check-python system hub \
   hub-stop reset
 
 # Installs the missing Debian packages as root or with non-interactive sudo; otherwise
@@ -67,16 +75,16 @@ system:
 	  || { echo "error: could not install$$packages; run: sudo apt-get update && sudo apt-get install -y$$packages" >&2; exit 1; }
 
 check-python:
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null || { \
+	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else 1)' 2>/dev/null || { \
 	  found=$$($(PYTHON) --version 2>/dev/null) || found="not found"; \
-	  echo "error: the course needs Python 3.11 (MXNet 1.9.1 needs numpy<1.24, which has no wheels for newer Pythons); '$(PYTHON)' is $${found:-not Python 3.11}. Install Python 3.11, or run: make $(or $(GOAL),$(MAKECMDGOALS)) PYTHON=/path/to/python3.11" >&2; \
+	  echo "error: the course needs Python 3.11, 3.12 or 3.13 (3.11 adds MXNet, whose numpy<1.24 has no wheels for newer Pythons); '$(PYTHON)' is $${found:-not Python 3.11-3.13}. Install one, or run: make $(or $(GOAL),$(MAKECMDGOALS)) $(or $(PYVAR),PYTHON)=/path/to/python3.13" >&2; \
 	  exit 1; }
 
 $(STAMP): pyproject.toml
-	@$(MAKE) --no-print-directory check-python GOAL="$(MAKECMDGOALS)"
+	@$(MAKE) --no-print-directory check-python GOAL="$(or $(GOAL),$(MAKECMDGOALS))"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	$(BIN)/jupyter labextension enable @jupyter/nbgrader >/dev/null 2>&1 || true
 	$(BIN)/jupyter server extension enable --sys-prefix nbgrader.server_extensions.formgrader nbgrader.server_extensions.validate_assignment nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list >/dev/null
@@ -97,6 +105,21 @@ lint: $(STAMP)
 
 test: system $(STAMP) lint
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
+
+# Python 3.13 with NumPy 2 and PyTorch alone, in its own .venv313 (the torch PyPI has for it
+# brings CUDA's libraries: several GB, installed once): every notebook run top to bottom by
+# nbgrader, solutions full marks and blanks zero, and the course graded without MXNet. Not part
+# of make test. PY313=/path/to/python3.13 picks the interpreter.
+PY313 ?= python3.13
+test-py313: system
+	@$(MAKE) --no-print-directory .venv313/.installed PYTHON=$(PY313) VENV=.venv313 GOAL=test-py313 PYVAR=PY313
+	@.venv313/bin/python -c 'import sys, numpy, torch; from jupyter_client.kernelspec import KernelSpecManager; \
+	  kernel = KernelSpecManager().get_kernel_spec("python3").argv[0]; \
+	  print("Python", sys.version.split()[0], "NumPy", numpy.__version__, "torch", torch.__version__, "kernel", kernel); \
+	  assert sys.version_info[:2] == (3, 13) and int(numpy.__version__.split(".")[0]) >= 2 and ".venv313/" in kernel'
+	.venv313/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS) \
+	  tests/test_notebooks.py tests/test_without_mxnet.py \
+	  -k 'test_without_mxnet or ((solution or blank) and not trimmed)'
 
 release: $(STAMP)
 	$(BIN)/python grading/release.py $(NB)

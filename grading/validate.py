@@ -17,15 +17,20 @@ about each failed test cell: grading/nbgrader_config.py hands its Execute step
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grading.course import read_json_notebook  # noqa: E402
-from labkit.validation import NOT_DONE, brief_errors, failure_message  # noqa: E402,F401
+from labkit.validation import (  # noqa: E402,F401
+    NOT_DONE,
+    brief_errors,
+    failure_message,
+    is_test_cell,
+    run_in_fresh_kernel,
+    cell_outcomes,
+)
 
 USAGE = "usage: make validate NB=NN_topic (your copy in work/) or NB=path/to/notebook.ipynb"
 
@@ -48,49 +53,27 @@ def resolve(nb: str) -> Path:
 
 
 def cell_results(nb) -> list[dict]:
-    """One entry per graded test cell of an executed notebook: id, points, passed, message."""
-    from nbgrader.utils import compute_checksum, is_grade, is_solution
+    """One entry per graded test cell of an executed notebook: id, points, passed, message,
+    and whether the learner edited the test cell (nbgrader's checksum)."""
+    from nbgrader.utils import compute_checksum, is_solution
 
-    results = []
-    for cell in nb.cells:
-        if not is_grade(cell) or cell.cell_type != "code":
-            continue
+    cells = [c for c in nb.cells if is_test_cell(c)]
+    results = cell_outcomes(nb)
+    for cell, r in zip(cells, results):
         meta = cell.metadata["nbgrader"]
-        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-        message = failure_message(errors[0]) if errors else ""
-        edited = "checksum" in meta and not is_solution(cell) and compute_checksum(cell) != meta["checksum"]
-        results.append({"id": meta["grade_id"], "points": meta.get("points", 0),
-                        "passed": not errors, "message": message, "edited": edited})
+        r["edited"] = "checksum" in meta and not is_solution(cell) and compute_checksum(cell) != meta["checksum"]
     return results
 
 
 def validate(path: Path, timeout: int = 120) -> int:
     """Run the notebook and print a pass/fail line per test cell; returns the exit status."""
-    from nbclient import NotebookClient
-
     nb = read_json_notebook(path)
     if not any(c.metadata.get("nbgrader", {}).get("grade") for c in nb.cells):
         print(f"validate: {path} has no graded test cells: nothing to check")
         return 0
-    from jupyter_client.manager import KernelManager
-
-    os.environ["NBGRADER_EXECUTION"] = "validate"
-    # The kernel talks to us over local IPC sockets in a private folder, not TCP: nothing
-    # on the network can listen in, and ipykernel has no "running over TCP without
-    # encryption" warning to print among the results.
-    with tempfile.TemporaryDirectory(prefix="validate-kernel-") as sockets:
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
-        client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=True,
-                                resources={"metadata": {"path": str(path.parent.resolve())}})
-        print(f"Running {path} in a fresh kernel ...", flush=True)
-        try:
-            client.execute()
-        finally:  # nbclient shuts down only kernels it started itself
-            if km.has_kernel:
-                # Killed, as the grader's kernels are: asked to shut down, ipykernel (7.4) may
-                # print a traceback on this terminal as it ends ("Socket operation on
-                # non-socket": its control thread flushes a stream the main thread closed).
-                km.shutdown_kernel(now=True)
+    print(f"Running {path} in a fresh kernel ...", flush=True)
+    # labkit.validation.check, which Colab's learners run, shares this run and these lines
+    run_in_fresh_kernel(nb, str(path.parent), timeout)
     results = cell_results(nb)
     for r in results:
         mark = "PASS" if r["passed"] else "FAIL"

@@ -2,7 +2,8 @@
 
 Import-light: ``import labkit`` loads no framework. Submodules (``labkit.devices``,
 ``labkit.timing``, ``labkit.workers``, ``labkit.data``, ``labkit.checks``,
-``labkit.plots``, ``labkit.widgets``) are imported on first attribute access.
+``labkit.plots``, ``labkit.widgets``, ``labkit.validation``) are imported on first attribute
+access.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ __all__ = [
     "grading_mode",
     "plots",
     "timing",
+    "validation",
     "widgets",
     "workers",
 ]
 
-_SUBMODULES = {"checks", "data", "devices", "plots", "timing", "widgets", "workers"}
+_SUBMODULES = {"checks", "data", "devices", "plots", "timing", "validation", "widgets", "workers"}
 
 
 def grading_mode() -> bool:

@@ -118,10 +118,13 @@ def environment_report() -> dict:
         "cuda_gpus": [torch.cuda.get_device_name(i) for i in range(num_gpus("torch"))],
         "bf16_cpu": _cpu_flag("avx512_bf16") or _cpu_flag("amx_bf16"),
     }
+    from labkit.workers import distributed_status
+
+    info["distributed_ok"], info["distributed"] = distributed_status()
     ok, detail = mxnet_status()
     info["mxnet"] = detail if ok else None
     info["mxnet_problem"] = None if ok else detail
-    info["python_ok"] = sys.version_info[:2] == (3, 11)
+    info["python_ok"] = (3, 11) <= sys.version_info[:2] <= (3, 13)
     return info
 
 
@@ -138,9 +141,11 @@ def verdict(info: dict | None = None) -> str:
     info = info or environment_report()
     problems = []
     if not info["python_ok"]:
-        problems.append(f"Python {info['python']} (the course supports 3.11)")
+        problems.append(f"Python {info['python']} (the course supports 3.11 to 3.13)")
     if info["mxnet"] is None:
         problems.append("MXNet missing (its cells will skip)")
+    if not info.get("distributed_ok", True):
+        problems.append("torch.distributed missing (cells that start worker processes will skip)")
     where = (
         f"{len(info['cuda_gpus'])} GPU(s): {', '.join(info['cuda_gpus'])}"
         if info["cuda_gpus"]
@@ -161,6 +166,7 @@ def print_report() -> None:
         ("PyTorch", f"{info['torch']} ({info['torch_threads']} intra-op threads)"),
         ("CUDA GPUs", ", ".join(info["cuda_gpus"]) or "none"),
         ("CPU bf16 units", "yes" if info["bf16_cpu"] else "no"),
+        ("torch.distributed", info["distributed"]),
         ("MXNet", info["mxnet"] or info["mxnet_problem"]),
     ]
     width = max(len(k) for k, _ in rows)

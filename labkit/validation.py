@@ -1,7 +1,8 @@
 """The one line a learner sees about a failed test cell, in `make validate` and in the Validate
 button's dialog (nbgrader's Validator runs ``brief_errors`` on each cell error; the course's
 nbgrader config and the hub students' config both install it, so it lives in labkit, which
-every server has)."""
+every server has), and ``check``: the same check without nbgrader (on Colab, which has no
+Validate button: ``labkit.validation.check()`` in a cell checks the open notebook)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,95 @@ def failure_message(error: dict) -> str:
     if error.get("ename") == "NotImplementedError":
         return NOT_DONE
     return f"{error.get('ename', 'Error')}: {_last_line(error.get('evalue', ''))}".rstrip(": ")
+
+
+def is_test_cell(cell) -> bool:
+    """Whether ``cell`` is a graded code cell (nbgrader's ``grade`` flag), read without nbgrader."""
+    return cell.get("cell_type") == "code" and bool(cell.get("metadata", {}).get("nbgrader", {}).get("grade"))
+
+
+def cell_outcomes(nb) -> list[dict]:
+    """One entry per graded test cell of an executed notebook: id, points, passed, message."""
+    results = []
+    for cell in nb["cells"]:
+        if not is_test_cell(cell):
+            continue
+        meta = cell["metadata"]["nbgrader"]
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        results.append({"id": meta.get("grade_id", "?"), "points": meta.get("points", 0),
+                        "passed": not errors, "message": failure_message(errors[0]) if errors else ""})
+    return results
+
+
+def run_in_fresh_kernel(nb, folder: str = ".", timeout: int = 120):
+    """Run ``nb`` (a notebook node) top to bottom in a fresh kernel started in ``folder``, as
+    nbgrader's Validate does (``NBGRADER_EXECUTION=validate``; errors kept, never raised);
+    returns it executed. The kernel talks over Unix sockets in a private folder, not TCP."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+
+    old = os.environ.get("NBGRADER_EXECUTION")
+    os.environ["NBGRADER_EXECUTION"] = "validate"
+    try:
+        with tempfile.TemporaryDirectory(prefix="validate-kernel-") as sockets:
+            km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
+            client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=True,
+                                    resources={"metadata": {"path": str(Path(folder).resolve())}})
+            try:
+                client.execute()
+            finally:  # nbclient shuts down only kernels it started itself
+                if km.has_kernel:
+                    # killed, as the grader's kernels are: asked to shut down, ipykernel (7.4)
+                    # may print a traceback as it ends
+                    km.shutdown_kernel(now=True)
+    finally:
+        if old is None:
+            os.environ.pop("NBGRADER_EXECUTION", None)
+        else:
+            os.environ["NBGRADER_EXECUTION"] = old
+    return nb
+
+
+def _open_colab_notebook():
+    """The notebook open in this Colab session, as Colab's front end holds it."""
+    import nbformat
+    from google.colab import _message  # Colab's own bridge to its front end
+
+    return nbformat.from_dict(_message.blocking_request("get_ipynb", timeout_sec=60)["ipynb"])
+
+
+def check(path: str | None = None, timeout: int = 120) -> bool:
+    """Validate without nbgrader: run a notebook (``path``, or on Colab the open one) in a
+    fresh kernel and print PASS/FAIL per test cell, as `make validate` does;
+    True when every test cell passes. Hidden tests run only when the work is graded."""
+    import os
+
+    import nbformat
+
+    if path is None:
+        import sys
+
+        if "google.colab" not in sys.modules:
+            raise ValueError("check() needs the notebook's path here, e.g. "
+                             "check('01_async_execution.ipynb'); only on Colab does it find the open notebook")
+        nb, folder = _open_colab_notebook(), os.getcwd()
+    else:
+        nb, folder = nbformat.read(path, as_version=4), os.path.dirname(os.path.abspath(path))
+    if not any(is_test_cell(c) for c in nb.cells):
+        print("no graded test cells: nothing to check")
+        return True
+    results = cell_outcomes(run_in_fresh_kernel(nb, folder, timeout))
+    for r in results:
+        line = f"  {'PASS' if r['passed'] else 'FAIL'}  {r['id']} ({r['points']:g} pt)"
+        print(line + (f"  {r['message']}" if r["message"] else ""))
+    passed = [r for r in results if r["passed"]]
+    print(f"{len(passed)} of {len(results)} test cells pass ({sum(r['points'] for r in passed):g}/"
+          f"{sum(r['points'] for r in results):g} points). Hidden tests run only when your work is graded.")
+    return len(passed) == len(results)
 
 
 def brief_errors(cell=None, **_) -> None:

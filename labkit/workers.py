@@ -27,7 +27,7 @@ import traceback
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable
 
-__all__ = ["WorkerError", "default_backend", "run"]
+__all__ = ["DistributedUnavailable", "WorkerError", "default_backend", "distributed_status", "run"]
 
 _HOST = "127.0.0.1"
 _GRACE_SECONDS = 3.0
@@ -46,6 +46,26 @@ class WorkerError(RuntimeError):
         self.world_size = world_size
         self.detail = detail
         super().__init__(f"worker rank {rank} of {world_size} failed:\n{detail}")
+
+
+class DistributedUnavailable(RuntimeError):
+    """This PyTorch has no torch.distributed: the cell that starts workers stops, in one line."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows this instead of a traceback
+        return [str(self)]
+
+
+def distributed_status() -> tuple[bool, str]:
+    """(True, 'available (gloo[, nccl])') where torch.distributed works, else (False, one
+    line saying what skips): some PyTorch builds (macOS ones among them) have none."""
+    import torch.distributed as dist
+
+    if not dist.is_available():
+        return False, ("torch.distributed is not available in this PyTorch build "
+                       "(torch.distributed.is_available() is False, as in some macOS builds): "
+                       "cells that start worker processes (labkit.workers.run) skip with this line")
+    backends = [b for b in ("gloo", "nccl") if getattr(dist, f"is_{b}_available")()]
+    return True, f"available ({', '.join(backends) or 'no gloo or NCCL backend'})"
 
 
 def default_backend(world_size: int) -> str:
@@ -85,6 +105,9 @@ def run(
             or startup_timeout <= 0:
         raise ValueError("startup_timeout must be a positive number of seconds, "
                          f"got {startup_timeout!r}")
+    available, detail = distributed_status()
+    if not available:
+        raise DistributedUnavailable(detail)
     backend = backend or default_backend(world_size)
     if backend not in ("gloo", "nccl"):
         raise ValueError(f"backend must be 'gloo' or 'nccl', got {backend!r}")

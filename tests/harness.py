@@ -26,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 
+from grading.colab import CELL_ID as COLAB_CELL_ID
 from grading.course import CACHES, SOLUTIONS, generate, nbgrader, notebook_namespace, scratch_course
 from grading.judge import _python, bound_names, free_names
 
@@ -108,6 +109,10 @@ class CellGraph:
         assigned = set().union(*(c.assigned for c in self.code.values()))
         self.shared = {n for n in assigned - imported if not n.isupper()}
         self.by_id = {c.gid: i for i, c in self.code.items() if c.gid}
+        # the set-up cell: the first code cell, after Colab's (grading/colab.py), which
+        # installs labkit on Colab only and which no cell reads
+        self.setup = min((i for i in self.code if nb.cells[i].get("id") != COLAB_CELL_ID),
+                         default=min(self.code, default=0))
 
     def downstream(self, gid: str, variant: Variant | None = None) -> set[int]:
         """Cells the named cell can influence (itself included), with ``variant``'s code
@@ -136,9 +141,9 @@ class CellGraph:
 
     @functools.cached_property
     def kept(self) -> list[int]:
-        """Indices of the cells ``trim`` keeps: markdown, the first code cell (set-up),
+        """Indices of the cells ``trim`` keeps: markdown, the set-up cell,
         answer and test cells, and the given cells those read, transitively."""
-        keep = {i for i, c in self.code.items() if c.role != "given"} | {min(self.code)}
+        keep = {i for i, c in self.code.items() if c.role != "given"} | {self.setup}
         todo = list(keep)
         while todo:
             c = self.code[todo.pop()]
@@ -157,7 +162,7 @@ class CellGraph:
         from a kept cell that imports it, or else from the first cell that does; answer
         and test cells nothing needed reads are left out (nbgrader is told not to put
         them back, see ``grade_all``)."""
-        keep = ({i for i in cells if i in self.kept} & set(self.code)) | {min(self.code)}
+        keep = ({i for i in cells if i in self.kept} & set(self.code)) | {self.setup}
         todo = list(keep)
         while todo:
             while todo:

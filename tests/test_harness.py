@@ -171,3 +171,21 @@ def test_a_variant_may_replace_several_regions(tmp_path, monkeypatch):
     src = inject(_nb(SOURCE), v).cells[0].source
     assert "    return 0" in src and "    y = x\n    return y - 1" in src
     assert "x + 1" not in src and "x * 2" not in src and "BEGIN SOLUTION" not in src
+
+
+def test_the_set_up_cell_is_the_first_code_cell_after_colabs():
+    """Variants' trimmed notebooks keep the set-up cell: the first code cell other than the
+    Colab cell (grading/colab.py), even where every name it imports is imported again later."""
+    from grading.colab import CELL_ID, setup_cell_source
+
+    colab = nbformat.v4.new_code_cell(setup_cell_source())
+    colab.id = CELL_ID
+    setup = nbformat.v4.new_code_cell("import math")
+    answer = nbformat.v4.new_code_cell("TAU = 2 * math.pi")
+    answer.metadata["nbgrader"] = {"grade_id": "tau", "solution": True, "grade": False}
+    test = nbformat.v4.new_code_cell("import math\nassert TAU == math.tau")
+    test.metadata["nbgrader"] = {"grade_id": "test_tau", "solution": False, "grade": True}
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), colab, setup, answer, test]
+    graph = CellGraph(nb)
+    assert {2, 3, 4} <= set(graph.kept_for(graph.downstream("tau"))), graph.kept_for({3, 4})

@@ -96,8 +96,9 @@ def test_environment_report_and_verdict(capsys):
     assert "PyTorch" in out and "MXNet" in out
     last = out.strip().splitlines()[-1]
     assert last.startswith("Ready"), last
-    broken = dict(info, mxnet=None, mxnet_problem="no mxnet", python_ok=False, python="3.12.1")
-    assert "MXNet missing" in devices.verdict(broken) and "3.11" in devices.verdict(broken)
+    broken = dict(info, mxnet=None, mxnet_problem="no mxnet", python_ok=False, python="3.10.13")
+    assert "MXNet missing" in devices.verdict(broken) and "3.11 to 3.13" in devices.verdict(broken)
+    assert info["python_ok"] == ((3, 11) <= sys.version_info[:2] <= (3, 13))
 
 
 def test_timer_syncs_before_and_after():
@@ -261,3 +262,22 @@ def test_timeline_row_names_fit_in_the_figure():
         box = label.get_window_extent(renderer)
         assert box.x0 >= 0, f"row name {label.get_text()!r} starts {box.x0:.0f} px left of the figure"
     plt.close(fig)
+
+
+def test_without_torch_distributed_worker_cells_say_what_skips(monkeypatch, capsys):
+    """Where torch.distributed.is_available() is False (some macOS builds), the report says so
+    and labkit.workers.run stops its cell with one line (IPython shows no traceback)."""
+    import torch.distributed as dist
+
+    from labkit import workers
+
+    assert workers.distributed_status()[0] and "gloo" in workers.distributed_status()[1]
+    monkeypatch.setattr(dist, "is_available", lambda: False)
+    ok, line = workers.distributed_status()
+    assert not ok and "\n" not in line and "worker processes" in line and "skip" in line
+    with pytest.raises(workers.DistributedUnavailable) as err:
+        workers.run(lambda rank, world_size: rank, 2)
+    assert err.value._render_traceback_() == [line]
+    devices.print_report()
+    out = capsys.readouterr().out
+    assert f"torch.distributed  {line}" in out and "torch.distributed missing" in out.splitlines()[-1]

@@ -31,11 +31,21 @@ def grouped(assignment: str):
     return pytest.param(assignment, id=assignment, marks=pytest.mark.xdist_group(assignment))
 
 
+# the tests that read the variants' grading run (grade_all's second nbgrader run)
+NEED_VARIANTS = ("test_variant_scores_as_it_should", "test_trimmed_solution_scores_full_marks")
+
+
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, request):
+    """One grading run per assignment; its variants are graded only where a selected test
+    reads them (``-k '(solution or blank) and not trimmed'``: the solution and the blank alone)."""
     def get(assignment):
         if assignment not in _RUNS:
-            _RUNS[assignment] = grade_all(assignment, tmp_path_factory.mktemp(assignment))
+            variants = any(getattr(item, "originalname", "") in NEED_VARIANTS
+                           and item.callspec.params.get("assignment") == assignment
+                           for item in request.session.items)
+            _RUNS[assignment] = grade_all(assignment, tmp_path_factory.mktemp(assignment),
+                                          variants=variants)
         return _RUNS[assignment]
 
     return get

@@ -207,15 +207,44 @@ def test_validate_names_a_notebook_as_make_reset_does(tmp_path, monkeypatch):
         validate.resolve("99_nothing")
 
 
-def test_wrong_python_is_one_clear_line(tmp_path):
-    fake = tmp_path / "python3.12"
-    fake.write_text("#!/bin/sh\nexec " + sys.executable + ' -c "import sys; sys.exit(1)" "$@"\n')
+def _fake_python(folder: Path, version: tuple[int, int]) -> Path:
+    """An interpreter that says it is Python ``version`` (this one, with sys.version_info set)."""
+    fake = folder / f"python{version[0]}.{version[1]}"
+    fake.write_text("#!/bin/sh\n"
+                    f'[ "$1" = --version ] && {{ echo "Python {version[0]}.{version[1]}.0"; exit 0; }}\n'
+                    f'exec {sys.executable} -c "import sys; sys.version_info = ({version[0]}, '
+                    f'{version[1]}, 0, \'final\', 0); exec(sys.argv[1])" "$2"\n')
     fake.chmod(0o755)
-    for python in (str(fake), str(tmp_path / "no-such-python")):
+    return fake
+
+
+def test_wrong_python_is_one_clear_line(tmp_path):
+    for python in (_fake_python(tmp_path, (3, 10)), _fake_python(tmp_path, (3, 14)),
+                   tmp_path / "no-such-python"):
         proc = _make("check-python", f"PYTHON={python}")
-        assert proc.returncode != 0
+        assert proc.returncode != 0, python
         line = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
-        assert line and "needs Python 3.11" in line[0] and "PYTHON=/path/to/python3.11" in line[0]
+        assert line and "needs Python 3.11, 3.12 or 3.13" in line[0], proc.stderr
+        assert "PYTHON=/path/to/python3.13" in line[0], line
+
+
+def test_make_test_py313_without_python_3_13_is_one_clear_line(tmp_path):
+    proc = _make("test-py313", f"PY313={tmp_path / 'no-such-python'}")
+    assert proc.returncode != 0
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert line and "run: make test-py313 PY313=/path/to/python3.13" in line[0], proc.stderr
+
+
+def test_python_3_11_to_3_13_each_get_their_own_venv(tmp_path):
+    """check-python takes 3.11-3.13; 3.11 installs into .venv, 3.12 and 3.13 into .venv312 and
+    .venv313, each with the test and mxnet extras (MXNet's marker leaves it out past 3.11)."""
+    for version, venv in (((3, 11), ".venv"), ((3, 12), ".venv312"), ((3, 13), ".venv313")):
+        python = _fake_python(tmp_path, version)
+        assert _make("check-python", f"PYTHON={python}").returncode == 0, version
+        proc = _make("-n", "-B", "lint", f"PYTHON={python}")
+        assert proc.returncode == 0, proc.stderr
+        assert f"{python} -m venv {venv}\n" in proc.stdout, proc.stdout
+        assert f"{venv}/bin/python -m pip install --quiet -e '.[test,mxnet]'" in proc.stdout
 
 
 def test_ci_runs_exactly_the_readme_test_command():
@@ -226,17 +255,34 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert ci[-1] == "make test", ci
 
 
-def _pins(requirements):
-    return {re.split(r"[=<>]", r, 1)[0].lower(): r for r in requirements}
+def _pins(requirements, python="3.11"):
+    """Name -> 'name==version' of the requirements whose marker holds on ``python``."""
+    from packaging.requirements import Requirement
+
+    reqs = [Requirement(r) for r in requirements]
+    return {r.name.lower(): f"{r.name}{r.specifier}" for r in reqs
+            if r.marker is None or r.marker.evaluate({"python_version": python})}
 
 
 def test_environment_yml_has_the_same_pins_as_pyproject():
+    """environment.yml is the Python 3.11 set-up: the pins that hold there, MXNet's extra too."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    wanted = _pins(project["dependencies"] + project["optional-dependencies"]["test"])
+    extras = project["optional-dependencies"]
+    wanted = _pins(project["dependencies"] + extras["mxnet"] + extras["test"])
     text = (REPO / "environment.yml").read_text()
     listed = _pins(re.findall(r"^\s+- ([A-Za-z0-9_.-]+==[^\s]+)\s*$", text, re.M))
     assert "python=3.11" in text
     assert listed == wanted
+    assert wanted["numpy"] == "numpy==1.23.5" and wanted["mxnet"] == "mxnet==1.9.1"
+
+
+def test_python_3_12_and_3_13_get_numpy_2_and_no_mxnet():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == ">=3.11,<3.14"
+    for python in ("3.12", "3.13"):
+        pins = _pins(project["dependencies"] + project["optional-dependencies"]["mxnet"], python)
+        assert pins["numpy"].startswith("numpy==2.") and "mxnet" not in pins, pins
+        assert pins["torch"] == "torch==2.13.0"
 
 
 def test_make_lab_serves_notebooks_with_nbgrader(tmp_path):

@@ -53,7 +53,7 @@ SHARED = Path(os.environ.get("HUB_SHARED") or "/opt/fast-dl-hub")
 EXCHANGE = Path(os.environ.get("HUB_EXCHANGE") or "/srv/nbgrader/fast-dl")
 BASE_PYTHONS = ("/usr/bin/python3.11", "/usr/local/bin/python3.11")
 # never given to the instructor's group: the hub's secrets, the course's environment, git
-PRIVATE = ("grading/hub/state", "grading/hub/node_modules", ".venv", ".git")
+PRIVATE = ("grading/hub/state", "grading/hub/node_modules", ".venv", ".venv312", ".venv313", ".git")
 
 
 class HubError(RuntimeError):
