@@ -365,6 +365,16 @@ def _run_kernel(req: dict) -> None:
         os._exit(code)
 
 
+def _why(exc: BaseException) -> str:
+    """An exception as one line that says what it is and where it was raised, even when it
+    carries no message (a sandbox once failed with an empty 'could not be made: ')."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" (at {where[0].name}, line {where[0].lineno}: {where[0].line})" if where else ""
+    return f"{type(exc).__name__}: {exc}{at}"
+
+
 def _pid1(req: dict) -> None:
     """PID 1 of the sandbox: builds its file tree, starts the kernel, relays SIGINT and
     SIGTERM to it, forks workers on request (:func:`_supervise`), reaps orphans, and ends
@@ -375,7 +385,7 @@ def _pid1(req: dict) -> None:
         _c().sethostname(b"localhost", 9)
         _loopback_up()
     except Exception as exc:  # noqa: BLE001
-        print(f"sandbox: could not be made: {exc}", file=sys.stderr, flush=True)
+        print(f"sandbox: could not be made: {_why(exc)}", file=sys.stderr, flush=True)
         os._exit(EXIT_SETUP)
     try:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -595,7 +605,8 @@ def serve(path: str) -> None:
                     try:
                         _sandbox(req, conn, fds)
                     except BaseException as exc:  # noqa: BLE001
-                        print(f"sandbox: could not be made: {exc}", file=sys.stderr, flush=True)
+                        print(f"sandbox: could not be made: {_why(exc)}", file=sys.stderr,
+                              flush=True)
                     os._exit(EXIT_SETUP)
                 for fd in fds:
                     os.close(fd)
