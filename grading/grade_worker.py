@@ -104,13 +104,11 @@ class Worker:
         present = [n for n in self.expected if (sub / n).exists()]
         graded = False
         if present:
-            res = self.api.autograde(a, student, force=True, create=True)
-            failure = _grader_failure(res)
+            res, failure = _autograde_or_failure(self.api, a, student)
             if failure:  # once more: a kernel that could not start may start the next time
                 print(f"grading {student}: the grader's failure ({failure}); trying once more",
                       file=sys.stderr)
-                res = self.api.autograde(a, student, force=True, create=True)
-                failure = _grader_failure(res)
+                res, failure = _autograde_or_failure(self.api, a, student)
             if failure:  # never a grade: reported as the grader's, the gradebook untouched
                 return {"student": student, "grader_error": failure, "notes": notes,
                         "seconds": round(time.monotonic() - start, 3)}
@@ -183,13 +181,14 @@ def run_notes(data: bytes, limit) -> list[str]:
     return notes
 
 
-def _grader_failure(res: dict) -> str | None:
-    """The cause, where an nbgrader run failed for the grader's reason, not the student's."""
-    from grading.preprocessors import grader_failure
+def _autograde_or_failure(api, assignment: str, student: str) -> tuple[dict, str | None]:
+    """nbgrader's autograde of one student, and the cause of a GraderFailure it met (read
+    from the record the grading process kept, not from the log), or None."""
+    from grading.preprocessors import FAILURES
 
-    if res.get("success"):
-        return None
-    return grader_failure(f"{res.get('log', '')}\n{res.get('error', '')}")
+    FAILURES.clear()
+    res = api.autograde(assignment, student, force=True, create=True)
+    return res, (FAILURES[-1] if FAILURES and not res.get("success") else None)
 
 
 def _why(res: dict) -> str:

@@ -42,17 +42,22 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 class GraderFailure(RuntimeError):
     """The grader could not run a submission (no kernel, or the course's code not
     importable in it) before any of its cells ran: never a grade. The message names the
-    cause; grading/grade_worker.py tries once more, then reports it as the grader's."""
+    cause; grading/grade_worker.py tries once more, then reports it as the grader's.
+
+    Each one raised is also recorded in ``FAILURES``, in this (the grading) process: the
+    grade worker reads the record, never the text of nbgrader's log, which can quote what
+    a submission printed or raised."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        FAILURES.append(message[:500])
+
+
+FAILURES: list[str] = []   # GraderFailures raised in this process, oldest first
 
 
 # what the learner's kernel imports, as the grader's own check, before any submitted cell
 COURSE_IMPORT = "import labkit"
-
-
-def grader_failure(text: str) -> str | None:
-    """The cause a GraderFailure named in an nbgrader run's log or error text, or None."""
-    found = re.findall(r"GraderFailure: (.+)", _ANSI.sub("", str(text)))
-    return found[-1].strip()[:500] if found else None
 
 
 def _error(ename: str, evalue: str, lines: list[str] | None = None) -> NotebookNode:
