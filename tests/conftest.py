@@ -59,6 +59,47 @@ def _loadgroup(config) -> bool:
     return getattr(config.option, "dist", "no") == "loadgroup"
 
 
+_BACKSTOP = 300  # seconds past pytest-timeout's limit
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item):
+    """Backstop for pytest-timeout's signal method, whose alarm cannot interrupt a thread held
+    in C code (a collective waiting for a peer): past the limit and _BACKSTOP more, every
+    thread's stack and this process's children go to stderr and the test process ends (xdist
+    reports the test as failed and starts another worker)."""
+    import faulthandler
+    import subprocess
+    import threading
+
+    limit = item.config.getini("timeout")
+    marker = item.get_closest_marker("timeout")
+    limit = float(marker.args[0] if marker and marker.args else limit or 0)
+
+    def give_up():
+        # An xdist worker's own stderr is not shown; its parent's (the controller's) is CI's log.
+        try:
+            out = os.open(f"/proc/{os.getppid()}/fd/2", os.O_WRONLY | os.O_APPEND)
+        except OSError:
+            out = 2
+        os.write(out, f"\n{item.nodeid}: still running {limit + _BACKSTOP:.0f} s after it "
+                          f"started; every thread's stack, then this process's children:\n".encode())
+        faulthandler.dump_traceback(file=out, all_threads=True)
+        subprocess.run(["ps", "-o", "pid,ppid,etime,stat,args", "--ppid", str(os.getpid())],
+                       stdout=out, stderr=out, check=False)
+        os._exit(1)
+
+    timer = threading.Timer(limit + _BACKSTOP, give_up) if limit > 0 else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    finally:
+        if timer:
+            timer.cancel()
+
+
 def pytest_configure(config):
     if _loadgroup(config):
         config.option.loadscopereorder = False  # xdist's order (most tests first): ours instead
