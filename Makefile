@@ -12,6 +12,10 @@
 #   make bench                      print the figures the course promises
 #   make soak [NB=NN_topic SCALE=10 SEEDS=2]  grade the solutions with many more generated
 #                                   test inputs: a correct answer must lose nothing
+#   make mutants [NB=NN_topic ONLY=grade_id]  mutants of each reference answer graded by the
+#                                   hidden tests: each must lose (tests/mutants.py)
+#   make catch-rate [NB=NN_topic SEEDS=20]  each wrong answer in tests/variants graded under
+#                                   SEEDS seeds: it must lose under all of them
 #   make autograde ASSIGNMENT=NN_topic SUBMISSIONS=folder-or.zip [JOBS=n HIDDEN=show PATTERN=regex
 #                                   SANDBOX=off DB_URL=postgresql://user@host/course
 #                                   SCHEDULER=tcp://host:8786 REGRADE=all|ada,ben]
@@ -58,7 +62,7 @@ SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/bin/bwrap:bubblewrap \
   /usr/lib/postgresql/*/bin/initdb:postgresql /usr/bin/npm:nodejs,npm
 HUB_PORT ?= 8000
 
-.PHONY: lab test test-py313 lint release validate bench soak autograde grade-demo check-python system hub \
+.PHONY: lab test test-py313 lint release validate bench soak mutants catch-rate autograde grade-demo check-python system hub \
   hub-stop reset
 
 # Installs the missing Debian packages as root or with non-interactive sudo; otherwise
@@ -132,6 +136,14 @@ validate: $(STAMP)
 # the solutions graded with SCALE times the generated examples under SEEDS seeds (tests/soak.py)
 soak: system $(STAMP)
 	@$(BIN)/python tests/soak.py $(NB) $(if $(SCALE),--scale $(SCALE)) $(if $(SEEDS),--seeds $(SEEDS)) --jobs $(JOBS)
+
+# each reference answer's mutants graded by the hidden tests; equivalents: tests/mutants/equivalent.txt
+mutants: system $(STAMP)
+	@$(BIN)/python tests/mutants.py $(NB) $(if $(ONLY),--only $(ONLY))
+
+# each variant in tests/variants graded under SEEDS fresh seeds (tests/catch_rate.py)
+catch-rate: system $(STAMP)
+	@$(BIN)/python tests/catch_rate.py $(NB) $(if $(SEEDS),--seeds $(SEEDS))
 
 bench: $(STAMP)
 	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -364,7 +364,7 @@ def _unit_cells(nb: nbformat.NotebookNode, cells: list[int], tag: str) -> list:
 
 def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
               timeout: float = 1800, files: dict | None = None, env: dict | None = None,
-              variants: bool = True, solution_and_blank: bool = True) -> GradeRun:
+              variants: bool | list[Variant] = True, solution_and_blank: bool = True) -> GradeRun:
     """Autograde solution, blank, every variant (and ``extra`` notebooks) of one assignment.
 
     Two nbgrader runs share one course and gradebook: the solution, the blank notebook and
@@ -377,7 +377,8 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     explicit ``@example`` still runs: they pin each wrong variant's failure) drawn from a
     fixed seed (``VARIANT_SEED``) unless ``env`` names one. ``files`` maps a student to
     {relative path: text} handed in beside the notebook; ``env`` is added to nbgrader's
-    environment. ``solution_and_blank=False``: the first run grades ``extra`` alone."""
+    environment. ``solution_and_blank=False``: the first run grades ``extra`` alone.
+    ``variants`` may list the variants to grade in place of tests/variants' (mutants)."""
     from labkit.remote import EXAMPLES_CAP_ENV, SEED_ENV
 
     root = scratch_course(workdir, [assignment])
@@ -398,7 +399,8 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
                    if i in graph.code and graph.code[i].role == "test")
 
     if variants:
-        groups = bundle(graph, load_variants(assignment))
+        chosen = variants if isinstance(variants, list) else load_variants(assignment)
+        groups = bundle(graph, chosen)
         groups = [g for g in groups if not any(v.full for v in g)] + \
                  [g for g in groups if any(v.full for v in g)]
         for k, group in enumerate(groups, 1):

@@ -1,0 +1,90 @@
+"""How often each wrong answer in tests/variants loses: its catch rate over grading seeds.
+
+The suite grades the variants under one fixed seed (tests/harness.py, VARIANT_SEED), so a
+variant that loses only on some draws of the hidden tests' generated inputs may pass the suite
+and still score full for some learner. This grades every variant of each notebook under SEEDS
+fresh seeds, with the suite's settings otherwise, and prints each variant's rate; a wrong
+answer must lose under every seed, a correct one written another way score full under every
+seed.
+
+    make catch-rate [NB=03_allreduce] [SEEDS=20]
+    python tests/catch_rate.py 03_allreduce --seed S   one seed's verdicts
+
+Exit status 1 when a variant's rate is not SEEDS/SEEDS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: the repository's root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from grading.course import assignments  # noqa: E402
+from labkit.remote import SEED_ENV  # noqa: E402
+from tests.harness import grade_all, load_variants  # noqa: E402
+
+
+def verdicts(assignment: str, seed: int) -> dict[str, bool]:
+    """variant name -> whether it scored as it should under this seed (a wrong one lost a
+    point where it can reach, a correct one lost none)."""
+    with tempfile.TemporaryDirectory(prefix=f"catch-{assignment}-") as tmp:
+        run = grade_all(assignment, Path(tmp), env={SEED_ENV: str(seed)}, solution_and_blank=False)
+        out = {}
+        for v in load_variants(assignment):
+            student, reach, _ = run.reach(v)
+            scores = run.scores.get(student)
+            if not scores or not run.ran_from_the_start(student):
+                out[v.name] = False
+                continue
+            lost = any(s < t for c, (s, t) in scores.items() if c in reach)
+            out[v.name] = not lost if v.full else lost
+        return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", help="assignments (default: all of solutions/)")
+    parser.add_argument("--seeds", type=int, default=20, help="grading seeds per notebook")
+    parser.add_argument("--seed", type=int, default=None, help="grade under this seed alone")
+    args = parser.parse_args(argv)
+    known = assignments()
+    chosen = args.notebooks or known
+    unknown = [a for a in chosen if a not in known]
+    if unknown:
+        parser.error(f"no such notebook {unknown}; choose among {known}")
+    if args.seeds < 1:
+        parser.error("--seeds takes a positive integer")
+    rng = random.SystemRandom()
+    short = 0
+    for assignment in chosen:
+        start = time.monotonic()
+        seeds = [args.seed] if args.seed is not None else [
+            rng.randrange(10**8) for _ in range(args.seeds)]
+        right: dict[str, int] = defaultdict(int)
+        missed: dict[str, list[int]] = defaultdict(list)
+        for seed in seeds:
+            for name, ok in verdicts(assignment, seed).items():
+                right[name] += ok
+                if not ok:
+                    missed[name].append(seed)
+        names = sorted(right)
+        full = sum(right[n] == len(seeds) for n in names)
+        print(f"{assignment}: {full} of {len(names)} variants scored as they should under all "
+              f"{len(seeds)} seeds ({time.monotonic() - start:.0f} s)", flush=True)
+        for name in names:
+            if right[name] < len(seeds):
+                short += 1
+                print(f"  {name}: {right[name]}/{len(seeds)}; again: python tests/catch_rate.py "
+                      f"{assignment} --seed {missed[name][0]}")
+    return 1 if short else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
