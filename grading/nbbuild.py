@@ -103,10 +103,13 @@ def build(text: str, name: str = "draft") -> nbformat.NotebookNode:
 def export(nb: nbformat.NotebookNode) -> str:
     """Turn a notebook into the draft .py form (the inverse of ``build``)."""
     out = []
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
         meta = cell.metadata.get("nbgrader", {})
+        # a cell's id is kept where build would not give it again (build numbers the others)
+        own = cell.get("id", "")
+        keep = f" id={own}" if own and own != f"cell-{index:03d}" and not meta.get("grade_id") else ""
         if cell.cell_type == "markdown":
-            out.append("# %% [markdown]")
+            out.append(f"# %% [markdown]{keep}")
             out.extend(("# " + ln) if ln else "#" for ln in cell.source.splitlines())
         elif meta.get("solution"):
             out.append(f"# %% [solution] id={meta['grade_id']}")
@@ -115,7 +118,7 @@ def export(nb: nbformat.NotebookNode) -> str:
             out.append(f"# %% [tests] id={meta['grade_id']} points={meta.get('points', 0)}")
             out.append(cell.source)
         else:
-            out.append("# %%")
+            out.append(f"# %%{keep}")
             out.append(cell.source)
         out.append("")
     return "\n".join(out).rstrip() + "\n"

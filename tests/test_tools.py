@@ -36,6 +36,10 @@ def test_nbbuild_round_trip_of_every_solution():
             meta_a = a.metadata.get("nbgrader", {})
             meta_b = {k: v for k, v in b.metadata.get("nbgrader", {}).items() if k != "checksum"}
             assert {k: v for k, v in meta_a.items() if k in meta_b} == meta_b, name
+            # ids too (the Colab set-up cell's is read by its id), but for graded cells, which
+            # build names by their grade id
+            if not meta_b.get("grade_id"):
+                assert a.id == b.id, f"{name}: cell {b.id!r} came back as {a.id!r}"
 
 
 @pytest.mark.parametrize("draft,match", [
