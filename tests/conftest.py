@@ -90,14 +90,27 @@ def pytest_runtest_protocol(item):
                        stdout=out, stderr=out, check=False)
         os._exit(1)
 
-    timer = threading.Timer(limit + _BACKSTOP, give_up) if limit > 0 else None
-    if timer:
+    def tree():
+        """Just before pytest-timeout's alarm: this process's descendants, into the test's
+        captured output (what the test waited on is often a child: nbgrader, a kernel)."""
+        import psutil
+        print(f"\n{item.nodeid}: {limit:.0f} s limit near; the test process's descendants:")
+        for p in psutil.Process().children(recursive=True):
+            try:
+                print(f"  {p.pid} (parent {p.ppid()}) {p.status()} "
+                      f"{time.time() - p.create_time():.0f} s  {' '.join(p.cmdline())[:300]}")
+            except psutil.Error:
+                pass
+
+    timers = [threading.Timer(limit + _BACKSTOP, give_up),
+              threading.Timer(limit - min(30, limit / 10), tree)] if limit > 0 else []
+    for timer in timers:
         timer.daemon = True
         timer.start()
     try:
         yield
     finally:
-        if timer:
+        for timer in timers:
             timer.cancel()
 
 
@@ -157,8 +170,28 @@ def chromium():
         playwright.stop()
 
 
+_RERUNS: list = []
+
+
+def pytest_runtest_logreport(report):
+    """Keep what a test that timed out and was rerun showed (pytest-rerunfailures drops it)."""
+    if report.outcome == "rerun":
+        _RERUNS.append(report)
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Say where the browser tests' screenshots are, whichever xdist worker wrote them."""
+    """Show why each rerun test was rerun (its stack when it timed out), then say where the
+    browser tests' screenshots are, whichever xdist worker wrote them."""
+    for report in _RERUNS:
+        terminalreporter.section(f"timed out, then rerun: {report.nodeid}")
+        text = str(report.longrepr)
+        for name, content in report.sections:
+            text += f"\n--- {name} ---\n{content}"
+        terminalreporter.write_line(text[-12000:])
+    _screenshots(terminalreporter)
+
+
+def _screenshots(terminalreporter):
     if not SCREENSHOTS.is_dir():
         return
     shots = sorted(p for p in SCREENSHOTS.glob("*.png") if p.stat().st_mtime >= _SESSION_START)
