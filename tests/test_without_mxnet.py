@@ -32,7 +32,7 @@ ALL = assignments()
 # the notebooks graded without MXNet: those whose code can reach it (checked below)
 WITH_MXNET = ("00_getting_started", "01_async_execution", "02_data_parallel")
 # the course's own code a notebook's cells and tests can call
-COURSE_CODE = tuple(sorted((REPO / "labkit").glob("*.py")) + sorted((REPO / "grading").glob("*.py")))
+COURSE_CODE = tuple(sorted((REPO / "labkit").rglob("*.py")) + sorted((REPO / "grading").glob("*.py")))
 # no_mxnet (tests/conftest.py): an 'mxnet' on PYTHONPATH whose import raises ImportError
 
 

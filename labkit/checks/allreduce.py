@@ -1,0 +1,333 @@
+"""Checks of notebook 03 (allreduce): what its test cells call, so that each cell reads as the
+contract.
+
+Each check raises an AssertionError whose message is what the learner reads. The checks run
+where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
+themselves, in trusted grading in the judge, on its proxies of them (``labkit.remote``).
+Where a check needs what only the learner's side can observe (the memory a result lives in,
+a pool of worker processes), it reads it there with library code alone, through
+``labkit.remote.learner_side``: no test code runs where the learner's code runs, and what
+comes back are values. Expected values are computed here, from copies made before the call.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import torch
+
+from labkit.checks import check_close, check_equal
+from labkit.remote import learner_side
+
+# ---- naive_allreduce and ring_allreduce_sim ----------------------------------------------
+
+
+def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list, list, list, list]:
+    """Call fn(buffers) for every case where the learner's code runs, keeping the buffers and
+    the results there (library containers, no test code). Returns, per case: the result and
+    the buffers after the call (as values), and the data addresses of the result's tensors
+    and of the buffers' tensors, read there by torch's Tensor.data_ptr. ``pick``: a callable
+    made there (``operator.itemgetter``) that takes the list of tensors out of a result."""
+    builtins, itertools = learner_side("builtins"), learner_side("itertools")
+    deque, data_ptr = learner_side("collections").deque, learner_side("torch").Tensor.data_ptr
+    map_, list_ = builtins.map, builtins.list
+    given = deque(cases)
+    kept = deque(map_(fn, given))
+    tensors = kept if pick is None else deque(map_(pick, kept))
+
+    def addresses(held):
+        return list_(map_(list_, map_(map_, itertools.repeat(data_ptr), held)))
+
+    return list_(kept), list_(given), addresses(tensors), addresses(given)
+
+
+def check_one_per_worker(out: Any, n: int) -> None:
+    """One returned buffer per worker."""
+    check_equal(len(out), n, "number of returned buffers (one per worker)")
+
+
+def check_every_worker_gets(out: list, expected: torch.Tensor, what: str = "buffer returned to worker",
+                            rtol: float = 1e-5, atol: float = 1e-8) -> None:
+    """Every returned buffer equals ``expected`` (within rtol/atol)."""
+    for r, o in enumerate(out):
+        check_close(o, expected, f"{what} {r}", rtol=rtol, atol=atol)
+
+
+def check_inputs_untouched(after: list, before: list) -> None:
+    """Every input buffer holds after the call what it held before."""
+    for r, x in enumerate(after):
+        check_equal(x, before[r], f"input buffer {r} after the call (inputs must stay untouched)")
+
+
+def check_own_memory(out_addresses: list, input_addresses: list) -> None:
+    """Every returned buffer is a new tensor with memory of its own: no two of the returned
+    and input tensors share a data address."""
+    pointers = set(out_addresses) | set(input_addresses)
+    expected = len(out_addresses) + len(input_addresses)
+    assert len(pointers) == expected, (
+        "every returned buffer must be a new tensor with its own memory: expected "
+        f"{expected} distinct storages among inputs and outputs, got {len(pointers)}")
+
+
+def order_dependent(n: int, length: int, seed: int) -> list[torch.Tensor]:
+    """float32 data of wildly different magnitudes: the sum depends on the order of the additions."""
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(length, generator=g) * 10.0 ** torch.randint(-6, 7, (length,), generator=g)
+            for _ in range(n)]
+
+
+def replay(buffers: list, trace: list) -> tuple[list, list, list]:
+    """Apply a trace (steps < N-1 add, later steps overwrite); returns the buffers and, per
+    worker and chunk, how many times each worker's data is in it, after the reduce-scatter
+    and at the end."""
+    n = len(buffers)
+    work = [b.clone() for b in buffers]
+    chunks = [torch.tensor_split(w, n) for w in work]
+    held = [[torch.eye(n, dtype=torch.int64)[w] for _ in range(n)] for w in range(n)]
+    after_reduce_scatter = held
+    for step in range(2 * (n - 1)):
+        if step == n - 1:
+            after_reduce_scatter = [row[:] for row in held]
+        moves = [(dst, c, chunks[src][c].clone(), held[src][c]) for st, src, dst, c in trace if st == step]
+        for dst, c, data, counts in moves:
+            if step < n - 1:
+                chunks[dst][c].add_(data)
+                held[dst][c] = held[dst][c] + counts
+            else:
+                chunks[dst][c].copy_(data)
+                held[dst][c] = counts
+    return work, after_reduce_scatter, held
+
+
+def _transfers(trace: Any) -> list[tuple]:
+    return [tuple(int(v) for v in t) for t in trace]
+
+
+def check_steps(trace: Any, n: int) -> None:
+    """The trace's steps are 0 .. 2(N-1)-1, and at every step every worker sends exactly once."""
+    trace = _transfers(trace)
+    check_equal(sorted({t[0] for t in trace}), list(range(2 * (n - 1))), f"N={n}: step numbers in the trace")
+    for s in range(2 * (n - 1)):
+        check_equal(sorted(src for st, src, _, _ in trace if st == s), list(range(n)),
+                    f"N={n}, step {s}: senders (every worker sends exactly once)")
+
+
+def check_right_neighbour(trace: Any, n: int) -> None:
+    """Every transfer goes to the sender's right neighbour, with a chunk index in 0..N-1."""
+    for s, src, dst, c in sorted(_transfers(trace)):
+        check_equal(dst, (src + 1) % n, f"N={n}, step {s}: receiver of worker {src}'s chunk (its right neighbour)")
+        assert 0 <= c < n, f"N={n}, step {s}: chunk index must be in 0..{n - 1}, got {c}"
+
+
+def check_reduce_scatter(data: list, trace: Any) -> None:
+    """Replaying the trace, after the reduce-scatter every worker holds one complete chunk,
+    a different one on each worker."""
+    n = len(data)
+    _, middle, _ = replay(data, _transfers(trace))
+    complete = [[c for c in range(n) if bool((middle[w][c] == 1).all())] for w in range(n)]
+    check_equal([len(cs) for cs in complete], [1] * n,
+                f"N={n}: complete chunks per worker after the reduce-scatter, replaying your trace")
+    check_equal(len({cs[0] for cs in complete}), n, f"N={n}: different chunks complete on the {n} workers "
+                f"after the reduce-scatter (found {complete})")
+
+
+def check_all_complete(data: list, trace: Any) -> None:
+    """Replaying the trace, at the end every chunk of every worker holds every worker's data once."""
+    n = len(data)
+    _, _, end = replay(data, _transfers(trace))
+    for w in range(n):
+        for c in range(n):
+            check_equal(end[w][c].tolist(), [1] * n, f"N={n}: how many times each worker's data is in chunk {c} "
+                        f"of worker {w} at the end, replaying your trace")
+
+
+def check_replay_gives(out: list, data: list, trace: Any) -> None:
+    """Replaying the trace on the data gives the returned buffers bit for bit."""
+    n = len(data)
+    replayed, _, _ = replay(data, _transfers(trace))
+    for w in range(n):
+        assert torch.equal(out[w], replayed[w]), (
+            f"N={n}: worker {w}'s buffer is not what replaying your trace gives on data whose float sum depends on "
+            f"the order of additions (max difference {(out[w] - replayed[w]).abs().max().item():.3g}): the trace "
+            "must record the transfers your code made")
+
+
+def check_trace(ring_allreduce_sim: Callable, n: int, length: int, seed: int) -> None:
+    """Every check of a ring's trace, on order-dependent data of n workers."""
+    data = order_dependent(n, length, seed)
+    out, trace = ring_allreduce_sim([x.clone() for x in data])
+    check_steps(trace, n)
+    check_right_neighbour(trace, n)
+    check_reduce_scatter(data, trace)
+    check_all_complete(data, trace)
+    check_replay_gives(out, data, trace)
+
+
+# ---- tree_ring_crossover -------------------------------------------------------------------
+
+def tree_time(n: int, m: float, alpha: float, beta: float) -> float:
+    """The alpha-beta model's tree allreduce of m bytes over n workers."""
+    return 2 * math.ceil(math.log2(n)) * (alpha + m * beta)
+
+
+def ring_time(n: int, m: float, alpha: float, beta: float) -> float:
+    """The alpha-beta model's ring allreduce of m bytes over n workers."""
+    return 2 * (n - 1) * alpha + 2 * (n - 1) / n * m * beta
+
+
+def check_crossover(tree_ring_crossover: Callable, n: int, alpha: float, beta: float) -> None:
+    """At the returned size the model's tree and ring take equal time, below it the tree wins,
+    above it the ring; 0.0 where the tree never wins (n <= 3)."""
+    m = tree_ring_crossover(n, alpha, beta)
+    what = f"n={n}, alpha={alpha:g}, beta={beta:g}"
+    if n <= 3:
+        check_equal(float(m), 0.0, f"{what}: the crossover (the tree is never faster here)")
+        return
+    check_close(tree_time(n, m, alpha, beta), ring_time(n, m, alpha, beta), f"{what}: tree time at your "
+                f"crossover {m:.6g} bytes, against the ring's", rtol=1e-9)
+    assert tree_time(n, 0.9 * m, alpha, beta) < ring_time(n, 0.9 * m, alpha, beta), (
+        f"{what}: below {m:.6g} bytes the tree should win")
+    assert tree_time(n, 1.1 * m, alpha, beta) > ring_time(n, 1.1 * m, alpha, beta), (
+        f"{what}: above {m:.6g} bytes the ring should win")
+
+
+# ---- ring_allreduce_ across real processes ---------------------------------------------------
+
+HEADERS_PER_STEP, RECEIPTS_PER_STEP, UNSEEN = 256, 128, 4096
+
+
+def sum_of(per_rank: list) -> torch.Tensor:
+    """What every rank must hold afterwards, computed here from copies made before the call."""
+    x = torch.stack([t.clone() for t in per_rank])
+    wide = torch.float64 if x.is_floating_point() else torch.int64
+    return x.to(wide).sum(0).to(x.dtype)
+
+
+def ring_inputs(n: int, shape: tuple, dtype: torch.dtype, transposed: bool, seed: int) -> list:
+    """Every rank's tensor (a transposed case hands the ranks non-contiguous .t() views)."""
+    g = torch.Generator().manual_seed(seed)
+    stored = shape[::-1] if transposed else shape
+    made = [torch.randn(stored, generator=g).to(dtype) if dtype.is_floating_point
+            else torch.randint(-1000, 1000, stored, generator=g).to(dtype) for _ in range(n)]
+    return [t.t() for t in made] if transposed else made
+
+
+def check_returned(reports: list, what: str) -> None:
+    """Every rank's call returned the tensor it was given (argument 0)."""
+    for r, report in enumerate(reports):
+        assert report["returned"] == 0, (f"{what}, rank {r}: ring_allreduce_ returned a {report['returned_type']}; "
+                                         "it must return the tensor it was given, summed in place")
+
+
+def check_sum_in_place(reports: list, expected: torch.Tensor, what: str, exact: bool) -> None:
+    """Every rank's argument holds the sum after the call (exactly, or within 1e-4)."""
+    for r, report in enumerate(reports):
+        mine = report["args"][0]
+        if exact:
+            assert torch.equal(mine, expected), (
+                f"{what}, rank {r}: your tensor after the call is {mine.flatten()[:8].tolist()}..., expected "
+                f"{expected.flatten()[:8].tolist()}... "
+                f"(max difference {(mine.double() - expected.double()).abs().max().item():g})")
+        else:
+            check_close(mine, expected, f"{what}, rank {r}: your tensor after the call", rtol=1e-4, atol=1e-4)
+
+
+def check_returned_and_values(reports: list, expected: torch.Tensor, what: str, exact: bool) -> None:
+    """``check_returned`` and ``check_sum_in_place``."""
+    check_returned(reports, what)
+    check_sum_in_place(reports, expected, what, exact)
+
+
+def check_only_right(flows: Any, n: int, what: str) -> None:
+    """Each rank sends data only to its right neighbour (its receipts to the left stay small)."""
+    for r in range(n if n > 1 else 0):
+        right = (r + 1) % n
+        sent = {peer: b for (src, peer), b in flows.sent.items() if src == r}
+        elsewhere = flows.elsewhere(r, right)
+        assert elsewhere <= 2 * (n - 1) * RECEIPTS_PER_STEP, (
+            f"{what}, rank {r}: sent {elsewhere} bytes to processes other than its right neighbour {right} "
+            f"(bytes by receiving rank: {sent}); a ring sends data only to the right, and its receipts to the left "
+            f"stay under {2 * (n - 1) * RECEIPTS_PER_STEP} bytes")
+
+
+def check_ring_share(flows: Any, n: int, numel: int, element_size: int, what: str) -> None:
+    """Each rank sends its right neighbour at most a ring's share (2(N-1) chunks of ceil(numel/N)
+    elements, plus headers) and, with data to send, something; all ranks together send at
+    least 2(N-1) times the tensor; and (trusted grading) the sandbox's network carried nothing
+    the counted connections do not account for."""
+    if n == 1:
+        return
+    share = 2 * (n - 1) * -(-numel // n) * element_size
+    for r in range(n):
+        right = (r + 1) % n
+        to_right = flows.to(r, right)
+        assert to_right <= share + 2 * (n - 1) * HEADERS_PER_STEP, (
+            f"{what}, rank {r}: sent {to_right} bytes to its right neighbour; a ring sends at most 2(N-1) chunks of "
+            f"ceil(numel/N) elements = {share} bytes, plus headers (up to {2 * (n - 1) * HEADERS_PER_STEP})")
+        if numel:
+            assert to_right > 0, f"{what}, rank {r}: sent nothing to its right neighbour; with N > 1 every rank sends"
+    if numel:
+        total, least = sum(flows.to(r, (r + 1) % n) for r in range(n)), 2 * (n - 1) * numel * element_size
+        assert total >= least, (f"{what}: the ranks sent {total} bytes in all; an allreduce of {numel * element_size} "
+                                f"bytes over {n} ranks sends at least 2(N-1) x that = {least}")
+    if flows.loopback is not None:  # trusted grading: everything the sandbox's loopback carried
+        from labkit.traffic import Meter
+
+        seen = flows.total + flows.resent + Meter.HEADER_BOUND * flows.segments
+        assert flows.loopback <= seen + UNSEEN, (
+            f"{what}: the sandbox's network carried {flows.loopback} bytes, the connections open after the call "
+            f"account for {seen}: traffic on connections closed before the count")
+
+
+def check_bytes(flows: Any, n: int, numel: int, element_size: int, what: str) -> None:
+    """``check_only_right`` and ``check_ring_share``."""
+    check_only_right(flows, n, what)
+    check_ring_share(flows, n, numel, element_size, what)
+
+
+class RingCall:
+    """One call of ring_allreduce_ on every rank: what each rank's call reported, the sum
+    expected, and the bytes counted from outside the processes while it ran."""
+
+    def __init__(self, reports: list, expected: torch.Tensor, flows: Any, what: str, exact: bool):
+        self.reports, self.expected, self.flows, self.what, self.exact = reports, expected, flows, what, exact
+        self.n = len(reports)
+
+    def returns_its_argument(self) -> None:
+        """Every rank's call returned the tensor it was given."""
+        check_returned(self.reports, self.what)
+
+    def gives_every_rank_the_sum(self) -> None:
+        """Every rank's tensor holds the sum of all ranks' tensors after the call."""
+        check_sum_in_place(self.reports, self.expected, self.what, self.exact)
+
+    def sends_only_to_its_right_neighbour(self) -> None:
+        """Each rank sends data to its right neighbour alone."""
+        check_only_right(self.flows, self.n, self.what)
+
+    def sends_a_rings_share_of_bytes(self) -> None:
+        """Each rank sends a ring's share of the bytes, no more, and the ranks together no less."""
+        check_ring_share(self.flows, self.n, self.expected.numel(), self.expected.element_size(), self.what)
+
+
+class RingPool:
+    """Worker processes where the learner's code runs (``labkit.traffic.shared_pool``, made
+    there from library code), and a meter that counts, from outside them, the bytes they send."""
+
+    def __init__(self, size: int):
+        from labkit.traffic import Meter
+
+        self.pool = learner_side("labkit.traffic").shared_pool(size)
+        self.meter = Meter(self.pool)
+
+    def call(self, fn: Callable, per_rank: list, exact: bool) -> RingCall:
+        """fn(tensor) on len(per_rank) ranks at once, rank r given per_rank[r]."""
+        n, shape, dtype = len(per_rank), tuple(per_rank[0].shape), per_rank[0].dtype
+        layout = "transposed view of " if not per_rank[0].is_contiguous() else ""
+        what = f"world size {n}, {layout}{shape} {str(dtype).removeprefix('torch.')}"
+        expected = sum_of(per_rank)
+        self.pool.group(n)
+        with self.meter.watch() as flows:
+            reports = self.pool.call(fn, [(t,) for t in per_rank])
+        return RingCall(reports, expected, flows, what, exact)

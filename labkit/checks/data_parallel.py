@@ -1,0 +1,62 @@
+"""Checks of notebook 02 (data parallel): what its test cells call, so that each cell reads as
+the contract.
+
+Each check raises an AssertionError whose message is what the learner reads. The checks run
+where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
+themselves, in trusted grading in the judge, on its proxies of them (``labkit.remote``).
+Expected values are computed here, from copies made before the call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from labkit.checks import check_close, check_equal
+
+
+def refuses_too_few_samples(call: Callable[[], Any], n: int, k: int, what: str) -> None:
+    """call() raises ValueError, its message naming both numbers (n samples, k devices)."""
+    try:
+        call()
+    except ValueError as err:
+        assert str(n) in str(err) and str(k) in str(err), (
+            f"the message should name both numbers ({n} samples, {k} devices), got: {err}")
+    else:
+        raise AssertionError(f"{what} should raise ValueError, returned normally")
+
+
+def check_ndarray_shards(split_and_load: Callable) -> None:
+    """MXNet: 10 samples over the contexts cpu(0), cpu(1), cpu(2) are split 4, 3, 3, shard i on
+    context i, the shards together the data."""
+    import mxnet as mx
+    import numpy as np
+    from mxnet import nd
+
+    ctx3 = [mx.cpu(0), mx.cpu(1), mx.cpu(2)]
+    data = nd.arange(20).reshape((10, 2))
+    parts = split_and_load(data, ctx3)
+    check_equal([p.shape[0] for p in parts], [4, 3, 3], "shard sizes of 10 samples over 3 contexts")
+    check_equal([p.context for p in parts], ctx3, "context of each shard")
+    check_equal(np.concatenate([p.asnumpy() for p in parts]), data.asnumpy(), "the shards concatenated")
+
+
+def returns_python_float(loss: Any) -> None:
+    """The mean loss comes back as a Python float."""
+    assert type(loss) is float, (
+        f"train_batch should return the mean loss as a Python float; it returned a "
+        f"{type(loss).__module__}.{type(loss).__name__}: {loss!r}")
+
+
+def updated_in_place(replicas: list, held: list) -> None:
+    """Every replica's parameters are the tensor objects it held before the step."""
+    for r, params in enumerate(replicas):
+        for j, p in enumerate(params):
+            assert p is held[r][j], (f"replica {r}, parameter {j} is a new tensor object after the step; "
+                                     "update the replica's own tensors in place")
+
+
+def every_replica_equals(replicas: list, expected: list, what: str, rtol: float = 1e-4, atol: float = 1e-6) -> None:
+    """Every replica's parameter j is close to expected[j]."""
+    for r, params in enumerate(replicas):
+        for j, (p, e) in enumerate(zip(params, expected)):
+            check_close(p, e, f"replica {r}, parameter {j} after {what}", rtol=rtol, atol=atol)

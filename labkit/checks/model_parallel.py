@@ -1,0 +1,157 @@
+"""Checks of notebook 07 (model parallel): what its test cells call, so that each cell reads as
+the contract.
+
+Each check raises an AssertionError whose message is what the learner reads. The checks run
+where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
+themselves, in trusted grading in the judge, on its proxies of them (``labkit.remote``). The
+notebook's given code the checks need (its placements, its simulated communicator, its
+pipeline simulator) is handed to them by the test cell. A communicator the learner's code
+sends through is the test's own (``labkit.remote.owned``): in trusted grading its calls are
+served by the judge, so the bytes it counts are counted there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from labkit.checks import check_close, check_equal
+from labkit.remote import learner_side, owned
+
+
+def call_there(fn: Callable, *args: Any) -> tuple[Any, list]:
+    """fn(*args) where the learner's code runs, on copies of args made there (the code may hand
+    them to comm as its own; library containers hold them, no test code runs there). The last
+    argument is the communicator. Returns the result and the other arguments as they are after
+    the call."""
+    deque, starmap = learner_side("collections").deque, learner_side("itertools").starmap
+    builtins, itemgetter = learner_side("builtins"), learner_side("operator").itemgetter
+    held = deque([args])
+    result = builtins.list(starmap(fn, held))[0]
+    return result, builtins.list(builtins.map(itemgetter(slice(0, len(args) - 1)), held))[0]
+
+
+class ConvertCheck:
+    """convert(shards, src, dst, comm) on the notebook's placements (``place``,
+    ``parse_placement``) and communicator class (``SimComm``)."""
+
+    def __init__(self, convert: Callable, place: Callable, parse_placement: Callable, SimComm: type):  # noqa: N803
+        self.convert, self.place, self.parse, self.SimComm = convert, place, parse_placement, SimComm
+
+    def __call__(self, full: torch.Tensor, src: str, dst: str, n: int, seed: int = 0,
+                 fewest: Callable | None = None) -> None:
+        """The pieces, the dtype and the untouched inputs; with ``fewest``, the busiest rank's
+        bytes against fewest(shards, src, dst), the least this conversion needs."""
+        shards = self.place(full, src, n, torch.Generator().manual_seed(seed))
+        before = [t.clone() for t in shards]
+        comm = owned(self.SimComm(n))
+        what = f"{src} -> {dst} on {n} ranks, shape {tuple(full.shape)}"
+        out, (after, _, _) = call_there(self.convert, shards, src, dst, comm)
+        assert isinstance(out, list) and len(out) == n, f"{what}: expected a list of {n} tensors, got " \
+            f"{type(out).__name__} of {len(out) if isinstance(out, (list, tuple)) else '?'}"
+        for r, t in enumerate(out):
+            assert isinstance(t, torch.Tensor) and t.dtype == full.dtype, \
+                f"{what}: rank {r} should hold a {full.dtype} tensor, got {getattr(t, 'dtype', type(t).__name__)}"
+        kind, axis = self.parse(dst)
+        if kind == "P":
+            for r, t in enumerate(out):
+                check_equal(tuple(t.shape), tuple(full.shape), f"{what}: shape of rank {r}'s summand")
+            check_close(torch.stack(out).sum(0), full, f"{what}: the sum of the ranks' summands", rtol=1e-6,
+                        atol=1e-5)
+        else:
+            want = torch.tensor_split(full, n, dim=axis) if kind == "S" else [full] * n
+            for r, (t, w) in enumerate(zip(out, want)):
+                check_equal(t, w, f"{what}: rank {r}'s tensor")
+        for r, (t, b) in enumerate(zip(after, before)):
+            check_equal(t, b, f"{what}: input shard {r} after the call (inputs must stay untouched)")
+        if fewest is not None:
+            least, route = fewest(before, src, dst)
+            assert comm.sent() == least, (f"{what}: the busiest rank sent {comm.sent()} bytes through comm "
+                                          f"(calls {comm.calls()}); this conversion needs only {least} ({route})")
+
+
+class MlpCheck:
+    """tp_mlp_step(x, w1, b1, w2, b2, dy, comm) on the notebook's cases (``mlp_case``), its
+    unsharded reference (``mlp_reference``) and communicator class (``SimComm``)."""
+
+    def __init__(self, tp_mlp_step: Callable, mlp_case: Callable, mlp_reference: Callable,
+                 SimComm: type):  # noqa: N803
+        self.step, self.case, self.reference, self.SimComm = tp_mlp_step, mlp_case, mlp_reference, SimComm
+
+    def __call__(self, n: int, batch: int, d_in: int, hidden: int, d_out: int, seed: int) -> None:
+        """Outputs and every gradient on every rank equal the unsharded MLP's, the inputs
+        untouched, and two allreduces' worth of bytes (Y forward, dX backward)."""
+        full, shards = self.case(n, batch, d_in, hidden, d_out, seed)
+        before = [[t.clone() for t in s] if isinstance(s, list) else s.clone() for s in shards]
+        want = self.reference(*full)
+        comm = owned(self.SimComm(n))
+        what = f"{n} ranks, batch {batch}, d_in {d_in}, hidden {hidden}, d_out {d_out}"
+        got, after = call_there(self.step, *shards, comm)
+        assert isinstance(got, (tuple, list)) and len(got) == 6, f"{what}: expected (y, dx, dw1, db1, dw2, db2)"
+        names = ("y", "dx", "dw1", "db1", "dw2", "db2")
+        pieces = {"dw1": (2, 1), "db1": (3, 0), "dw2": (4, 0)}
+        for name, values in zip(names, got):
+            assert isinstance(values, list) and len(values) == n, f"{what}: {name} should be a list of {n} tensors"
+            for r, v in enumerate(values):
+                if name in pieces:
+                    i, axis = pieces[name]
+                    w = torch.tensor_split(want[i], n, dim=axis)[r]
+                else:
+                    w = want[names.index(name)]
+                assert isinstance(v, torch.Tensor) and tuple(v.shape) == tuple(w.shape), \
+                    f"{what}: rank {r}'s {name} should have shape {tuple(w.shape)}, got {getattr(v, 'shape', v)}"
+                check_close(v, w, f"{what}: rank {r}'s {name}", rtol=1e-9, atol=1e-10)
+        for s, b, name in zip(after, before, ("x", "w1", "b1", "w2", "b2", "dy")):
+            for r, (t, u) in enumerate(zip(s, b) if isinstance(s, list) else [(s, b)]):
+                check_equal(t, u, f"{what}: input {name}{f'[{r}]' if isinstance(s, list) else ''} after the call "
+                            "(inputs must stay untouched)")
+        need = self.SimComm(n)
+        need.all_reduce([want[0]] * n)
+        need.all_reduce([want[1]] * n)
+        assert comm.sent() == need.sent(), (
+            f"{what}: the busiest rank sent {comm.sent()} bytes through comm (calls {comm.calls()}); the layer "
+            f"needs {need.sent()} (one allreduce of Y forward, one of dX backward)")
+
+
+def pretty(ops: list) -> str:
+    """A stage's operations as text: F0 F1 B0 ..."""
+    return " ".join(f"{o}{i}" for o, i in ops)
+
+
+class ScheduleCheck:
+    """pipeline_schedule(kind, num_stages, num_microbatches), its step timed by the notebook's
+    ``simulate``."""
+
+    def __init__(self, pipeline_schedule: Callable, simulate: Callable):
+        self.schedule, self.simulate = pipeline_schedule, simulate
+
+    def stages(self, kind: str, p: int, m: int) -> tuple[list, str]:
+        """The schedule as a list of p stages of (op, micro-batch) tuples, and how to name it."""
+        got = self.schedule(kind, p, m)
+        what = f"{kind}, {p} stages, {m} micro-batches"
+        assert isinstance(got, list) and len(got) == p, f"{what}: expected a list of {p} stages"
+        return [[tuple(op) for op in ops] for ops in got], what
+
+    def __call__(self, kind: str, p: int, m: int) -> None:
+        """The properties the section states, stage by stage: every forward and backward once,
+        in micro-batch order; AFAB's forwards first; 1F1B alternating after its warm-up, its
+        step no longer than AFAB's."""
+        got, what = self.stages(kind, p, m)
+        for s, ops in enumerate(got):
+            here = f"{what}: stage {s} runs {pretty(ops)}"
+            assert [op for op in ops if op[0] == "F"] == [("F", i) for i in range(m)], \
+                f"{here}: expected F0 .. F{m - 1}, in order"
+            assert [op for op in ops if op[0] == "B"] == [("B", i) for i in range(m)], \
+                f"{here}: expected B0 .. B{m - 1}, in order"
+            kinds = "".join(o for o, _ in ops)
+            if kind == "afab":
+                assert kinds == "F" * m + "B" * m, f"{here}: AFAB runs all forwards, then all backwards"
+            else:
+                steady = kinds[kinds.index("B") - 1:kinds.rindex("F") + 2]  # last warm-up F to first drain B
+                assert "FF" not in steady and "BB" not in steady, \
+                    f"{here}: after the warm-up, 1F1B alternates F and B until the forwards run out"
+        if kind == "1f1b":
+            afab = [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
+            check_close(self.simulate(got)[1], self.simulate(afab)[1],
+                        f"{what}: step time (t_f 1, t_b 2) against AFAB's", rtol=1e-9)

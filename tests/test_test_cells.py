@@ -1,0 +1,56 @@
+"""A visible test cell reads as the contract (DESIGN principle 8): at most 15 non-blank lines
+in every released notebook, one line per property; its machinery lives in labkit."""
+
+from __future__ import annotations
+
+import nbformat
+
+from grading.course import NOTEBOOKS, assignments
+
+LIMIT = 15
+
+# Visible test cells still longer than LIMIT, each allowed its length of today as a ceiling so
+# that none grows. This list must shrink to nothing: shorten a cell, then remove its entry.
+CEILINGS = {
+    ("01_async_execution", "test_engine_async"): 30,
+    ("01_async_execution", "test_benchmark_sync"): 29,
+    ("01_async_execution", "test_engine_errors"): 24,
+    ("01_async_execution", "test_engine_order"): 20,
+    ("05_mixed_precision", "test_mixed_precision_step"): 134,
+    ("05_mixed_precision", "test_scaler_trajectory"): 51,
+    ("05_mixed_precision", "test_unscale_grads"): 27,
+    ("06_sharded_data_parallel", "test_bucketed_ddp"): 117,
+    ("06_sharded_data_parallel", "test_zero_adam"): 87,
+    ("06_sharded_data_parallel", "test_fsdp_blocks"): 77,
+}
+
+
+def visible_test_cells() -> dict[tuple[str, str], int]:
+    """(assignment, grade_id) -> non-blank lines, of every test cell of every released notebook."""
+    lengths = {}
+    for assignment in assignments():
+        nb = nbformat.read(NOTEBOOKS / assignment / f"{assignment}.ipynb", as_version=4)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("grade"):
+                lines = [line for line in cell.source.splitlines() if line.strip()]
+                lengths[(assignment, meta["grade_id"])] = len(lines)
+    return lengths
+
+
+def test_every_visible_test_cell_is_at_most_15_lines():
+    lengths = visible_test_cells()
+    too_long = [f"{a} {gid}: {n} non-blank lines, at most {CEILINGS.get((a, gid), LIMIT)}"
+                for (a, gid), n in sorted(lengths.items()) if n > CEILINGS.get((a, gid), LIMIT)]
+    assert not too_long, ("visible test cells too long (their machinery belongs in labkit):\n"
+                          + "\n".join(too_long))
+
+
+def test_every_ceiling_names_a_cell_still_over_the_limit():
+    """An entry of CEILINGS for a cell now within the limit (or gone) is removed, and a ceiling
+    is lowered as its cell shrinks."""
+    lengths = visible_test_cells()
+    stale = [f"{a} {gid}: ceiling {ceiling}, now {lengths.get((a, gid))}"
+             for (a, gid), ceiling in sorted(CEILINGS.items())
+             if lengths.get((a, gid), 0) <= LIMIT or lengths[(a, gid)] < ceiling]
+    assert not stale, "lower or remove these entries of CEILINGS:\n" + "\n".join(stale)
