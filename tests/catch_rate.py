@@ -28,16 +28,18 @@ if __package__ in (None, ""):  # run as a script: the repository's root on the p
 
 from grading.course import assignments  # noqa: E402
 from labkit.remote import SEED_ENV  # noqa: E402
-from tests.harness import grade_all, load_variants  # noqa: E402
+from tests.harness import VARIANTS, grade_all, load_variants  # noqa: E402
 
 
-def verdicts(assignment: str, seed: int) -> dict[str, bool]:
+def verdicts(assignment: str, seed: int, root: Path = VARIANTS) -> dict[str, bool]:
     """variant name -> whether it scored as it should under this seed (a wrong one lost a
     point where it can reach, a correct one lost none)."""
+    found = load_variants(assignment, root)
     with tempfile.TemporaryDirectory(prefix=f"catch-{assignment}-") as tmp:
-        run = grade_all(assignment, Path(tmp), env={SEED_ENV: str(seed)}, solution_and_blank=False)
+        run = grade_all(assignment, Path(tmp), env={SEED_ENV: str(seed)}, variants=found,
+                        solution_and_blank=False)
         out = {}
-        for v in load_variants(assignment):
+        for v in found:
             student, reach, _ = run.reach(v)
             scores = run.scores.get(student)
             if not scores or not run.ran_from_the_start(student):
@@ -53,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", help="assignments (default: all of solutions/)")
     parser.add_argument("--seeds", type=int, default=20, help="grading seeds per notebook")
     parser.add_argument("--seed", type=int, default=None, help="grade under this seed alone")
+    parser.add_argument("--from", dest="root", type=Path, default=VARIANTS,
+                        help="a folder of <notebook>/<variant>.py other than tests/variants "
+                             "(new wrong answers, before they join the corpus)")
     args = parser.parse_args(argv)
     known = assignments()
     chosen = args.notebooks or known
@@ -70,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         right: dict[str, int] = defaultdict(int)
         missed: dict[str, list[int]] = defaultdict(list)
         for seed in seeds:
-            for name, ok in verdicts(assignment, seed).items():
+            for name, ok in verdicts(assignment, seed, args.root).items():
                 right[name] += ok
                 if not ok:
                     missed[name].append(seed)
@@ -82,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
             if right[name] < len(seeds):
                 short += 1
                 print(f"  {name}: {right[name]}/{len(seeds)}; again: python tests/catch_rate.py "
-                      f"{assignment} --seed {missed[name][0]}")
+                      f"{assignment} --seed {missed[name][0]}"
+                      + (f" --from {args.root}" if args.root != VARIANTS else ""))
     return 1 if short else 0
 
 

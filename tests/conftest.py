@@ -47,6 +47,7 @@ COSTS = {
     "redteam-04_number_formats": 70,
     "tests/test_tools.py::test_validate_reports_each_test_cell": 25,
     "tests/test_mutants.py::test_grading_catches_wrong_mutants_and_reports_a_correct_one": 60,
+    "tests/test_mutants.py::test_catch_rate_reads_another_folder_and_counts_both_ways": 60,
     "tests/test_01_async_execution.py::test_engine_half_built_fails_fast_with_not_implemented": 22,
     "tests/test_judge_reuse.py::test_one_judge_served_every_student": 23,
     "tests/test_workers.py::test_timeout_stops_every_worker": 22,

@@ -260,10 +260,10 @@ class GradeRun:
         return sum(s for s, _ in cells.values()), sum(m for _, m in cells.values())
 
 
-def load_variants(assignment: str) -> list[Variant]:
-    """The variants kept in tests/variants/<assignment>/*.py: wrong answers, and correct
-    answers written another way (header ``# scores: full``)."""
-    folder = VARIANTS / assignment
+def load_variants(assignment: str, root: Path = VARIANTS) -> list[Variant]:
+    """The variants kept in tests/variants/<assignment>/*.py (or ``root``/<assignment>): wrong
+    answers, and correct answers written another way (header ``# scores: full``)."""
+    folder = Path(root) / assignment
     found = []
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
         header, code_lines, cell, loses, region, full, alone = True, [], None, [], 1, False, ""

@@ -1,4 +1,4 @@
-"""make mutants: the mutants it makes, the equivalents it reads, and verdicts that can go
+"""make mutants and make catch-rate: the mutants made, the equivalents read, and verdicts that can go
 both ways (a wrong mutant caught, a correct one reported as a survivor)."""
 
 from __future__ import annotations
@@ -53,3 +53,23 @@ def test_grading_catches_wrong_mutants_and_reports_a_correct_one():
     assert right.code != wrong[0].code
     verdict = mut.grade("00_getting_started", [*wrong, right])
     assert verdict == {wrong[0].key: True, wrong[1].key: True, right.key: False}, verdict
+
+
+@pytest.mark.slow
+def test_catch_rate_reads_another_folder_and_counts_both_ways(tmp_path):
+    """make catch-rate's verdicts on a folder of new answers: a wrong one that loses and a
+    correct one that scores full both count as scored as they should; a correct answer handed
+    in as wrong does not."""
+    from tests import catch_rate
+
+    folder = tmp_path / "00_getting_started"
+    folder.mkdir()
+    body = "return math.prod(shape) * torch.empty((), dtype=dtype).element_size()"
+    (folder / "bits_not_bytes.py").write_text(
+        "# cell: tensor_nbytes\n# loses: test_tensor_nbytes\nimport math\n\n"
+        "return math.prod(shape) * torch.finfo(dtype).bits\n")
+    (folder / "probe.py").write_text(f"# cell: tensor_nbytes\n# scores: full\nimport math\n\n{body}\n")
+    (folder / "called_wrong.py").write_text(
+        f"# cell: tensor_nbytes\n# loses: test_tensor_nbytes\nimport math\n\n{body}\n")
+    got = catch_rate.verdicts("00_getting_started", 1, tmp_path)
+    assert got == {"bits_not_bytes": True, "probe": True, "called_wrong": False}, got
