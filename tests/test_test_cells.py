@@ -16,9 +16,6 @@ CEILINGS = {
     ("01_async_execution", "test_benchmark_sync"): 29,
     ("01_async_execution", "test_engine_errors"): 24,
     ("01_async_execution", "test_engine_order"): 20,
-    ("06_sharded_data_parallel", "test_bucketed_ddp"): 117,
-    ("06_sharded_data_parallel", "test_zero_adam"): 87,
-    ("06_sharded_data_parallel", "test_fsdp_blocks"): 77,
 }
 
 
