@@ -117,7 +117,7 @@ def _released_cells(grade_id: str) -> str:
 def test_the_released_ddp_test_holds_no_bucket_plan():
     """Exercise 1's reference plan lives in hidden tests only: the visible DDP test counts buckets without it."""
     visible = _released_cells("test_bucketed_ddp")
-    assert "_check_ddp(" in visible
+    assert "ddp.matches_the_averaged_step(" in visible
     assert "size >= cap" not in visible and "def _plan" not in visible
 
 
