@@ -26,9 +26,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the repository's root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from grading.course import assignments  # noqa: E402
 from labkit.remote import SEED_ENV  # noqa: E402
-from tests.harness import VARIANTS, grade_all, load_variants  # noqa: E402
+from tests.harness import VARIANTS, chosen_notebooks, grade_all, load_variants  # noqa: E402
 
 
 def verdicts(assignment: str, seed: int, root: Path = VARIANTS) -> dict[str, bool]:
@@ -59,11 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a folder of <notebook>/<variant>.py other than tests/variants "
                              "(new wrong answers, before they join the corpus)")
     args = parser.parse_args(argv)
-    known = assignments()
-    chosen = args.notebooks or known
-    unknown = [a for a in chosen if a not in known]
-    if unknown:
-        parser.error(f"no such notebook {unknown}; choose among {known}")
+    chosen = chosen_notebooks(parser, args.notebooks)
     if args.seeds < 1:
         parser.error("--seeds takes a positive integer")
     rng = random.SystemRandom()

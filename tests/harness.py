@@ -260,6 +260,18 @@ class GradeRun:
         return sum(s for s, _ in cells.values()), sum(m for _, m in cells.values())
 
 
+def chosen_notebooks(parser, names: list[str]) -> list[str]:
+    """The notebooks a script's command line names (all of solutions/ when none), or the
+    parser's error naming the unknown ones and the choices."""
+    from grading.course import assignments
+
+    known = assignments()
+    unknown = [a for a in names if a not in known]
+    if unknown:
+        parser.error(f"no such notebook {unknown}; choose among {known}")
+    return names or known
+
+
 def load_variants(assignment: str, root: Path = VARIANTS) -> list[Variant]:
     """The variants kept in tests/variants/<assignment>/*.py (or ``root``/<assignment>): wrong
     answers, and correct answers written another way (header ``# scores: full``)."""

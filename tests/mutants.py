@@ -36,8 +36,8 @@ import nbformat
 if __package__ in (None, ""):  # run as a script: the repository's root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from grading.course import SOLUTIONS, assignments  # noqa: E402
-from tests.harness import BEGIN, END, Variant  # noqa: E402
+from grading.course import SOLUTIONS  # noqa: E402
+from tests.harness import BEGIN, END, Variant, chosen_notebooks  # noqa: E402
 
 EQUIVALENT = Path(__file__).resolve().parent / "mutants" / "equivalent.txt"
 
@@ -321,11 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the mutants, grade nothing")
     parser.add_argument("--seed", default=None, help="the grading seed (default: the variants')")
     args = parser.parse_args(argv)
-    known = assignments()
-    chosen = args.notebooks or known
-    unknown = [a for a in chosen if a not in known]
-    if unknown:
-        parser.error(f"no such notebook {unknown}; choose among {known}")
+    chosen = chosen_notebooks(parser, args.notebooks)
     equal = equivalents()
     survived = 0
     for assignment in chosen:

@@ -27,9 +27,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the repository's root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from grading.course import assignments  # noqa: E402
 from labkit.remote import EXAMPLES_SCALE_ENV, SEED_ENV  # noqa: E402
-from tests.harness import error_names, grade_all  # noqa: E402
+from tests.harness import chosen_notebooks, error_names, grade_all  # noqa: E402
 
 
 def soak(assignment: str, seed: int, scale: int) -> tuple[str, int, float, list[str]]:
@@ -57,11 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=2, help="seeds per notebook")
     parser.add_argument("--jobs", type=int, default=2, help="gradings at once")
     args = parser.parse_args(argv)
-    known = assignments()
-    chosen = args.notebooks or known
-    unknown = [a for a in chosen if a not in known]
-    if unknown:
-        parser.error(f"no such notebook {unknown}; choose among {known}")
+    chosen = chosen_notebooks(parser, args.notebooks)
     if args.scale < 1 or args.seeds < 1 or args.jobs < 1:
         parser.error("--scale, --seeds and --jobs take positive integers")
     rng = random.SystemRandom()
