@@ -81,7 +81,9 @@ def with_colab(nb: nbformat.NotebookNode, assignment: str) -> nbformat.NotebookN
     while len(lines) > 1 and not lines[1].strip():  # the blank lines under the title
         del lines[1]
     title.source = "\n".join([lines[0], "", badge(assignment), "", *lines[1:]])
-    nb.cells = [c for c in nb.cells if c.get("id") != CELL_ID]
+    # by its id, or by its source where a rebuild renumbered it (nbbuild before it kept ids)
+    nb.cells = [c for c in nb.cells if c.get("id") != CELL_ID
+                and not (c.cell_type == "code" and c.source == setup_cell_source())]
     cell = nbformat.v4.new_code_cell(setup_cell_source())
     cell.id = CELL_ID
     nb.cells.insert(1, cell)

@@ -272,10 +272,10 @@ def chosen_notebooks(parser, names: list[str]) -> list[str]:
     return names or known
 
 
-def load_variants(assignment: str, root: Path = VARIANTS) -> list[Variant]:
+def load_variants(assignment: str, root: Path | None = None) -> list[Variant]:
     """The variants kept in tests/variants/<assignment>/*.py (or ``root``/<assignment>): wrong
     answers, and correct answers written another way (header ``# scores: full``)."""
-    folder = Path(root) / assignment
+    folder = Path(root or VARIANTS) / assignment
     found = []
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
         header, code_lines, cell, loses, region, full, alone = True, [], None, [], 1, False, ""

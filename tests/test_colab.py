@@ -32,6 +32,15 @@ def test_every_notebook_has_its_colab_badge_and_set_up_cell():
         assert f"({colab.colab_url(a)})" in readme, f"README links to no Colab copy of {a}"
 
 
+def test_the_set_up_cell_is_replaced_not_doubled_when_its_id_was_lost():
+    """A rebuild that renumbered the set-up cell's id: grading/colab.py puts it back once."""
+    nb = nbformat.read(SOLUTIONS / "00_getting_started" / "00_getting_started.ipynb", as_version=4)
+    renumbered = copy.deepcopy(nb)
+    next(c for c in renumbered.cells if c.get("id") == colab.CELL_ID).id = "cell-001"
+    again = colab.with_colab(renumbered, "00_getting_started")
+    assert nbformat.writes(again) == nbformat.writes(nb)
+
+
 def _local_copy(dest: Path) -> Path:
     """A git repository holding what pip builds labkit from (the working tree's copy)."""
     dest.mkdir()
