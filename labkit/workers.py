@@ -31,6 +31,7 @@ __all__ = ["DistributedUnavailable", "WorkerError", "default_backend", "distribu
 
 _HOST = "127.0.0.1"
 _GRACE_SECONDS = 3.0
+_CONNECT_ATTEMPTS = 2  # a process group that fails to connect is started once more
 _GO = "labkit-workers-go"  # the store key the parent sets once every worker is up
 _WORKER_CODE = "import labkit.workers as w; w._worker_main()"
 # Set in a graded sandbox's kernel (grading/forkserver.py): the abstract socket on which the
@@ -46,6 +47,10 @@ class WorkerError(RuntimeError):
         self.world_size = world_size
         self.detail = detail
         super().__init__(f"worker rank {rank} of {world_size} failed:\n{detail}")
+
+
+class _ConnectFailed(WorkerError):
+    """A worker's process group could not connect, before ``fn`` ran on any rank."""
 
 
 class DistributedUnavailable(RuntimeError):
@@ -126,6 +131,22 @@ def run(
             "locks inside the function."
         ) from exc
 
+    for attempt in range(_CONNECT_ATTEMPTS):
+        try:
+            return _run_once(payload, world_size, backend, threads, timeout, startup_timeout,
+                             worker_env)
+        except _ConnectFailed as exc:
+            # gloo's full-mesh connect can lose a connection on a busy machine ("Connection
+            # closed by peer"); no rank has run fn yet, so starting them again is safe.
+            if attempt + 1 == _CONNECT_ATTEMPTS:
+                raise
+            last_line = exc.detail.strip().splitlines()[-1] if exc.detail.strip() else ""
+            print(f"labkit.workers: the {world_size} workers could not connect ({last_line}); "
+                  "starting them again", file=sys.stderr, flush=True)
+    raise AssertionError("unreachable")
+
+
+def _run_once(payload, world_size, backend, threads, timeout, startup_timeout, worker_env):
     store = _rendezvous_store(world_size + 1, startup_timeout)
     procs: list[subprocess.Popen] = []
     conns: list[Connection] = []
@@ -240,6 +261,8 @@ def _collect(procs, conns, world_size: int, timeout: float, store, startup_timeo
                 results[rank] = body
             elif kind == "error":
                 raise WorkerError(rank, world_size, body)
+            elif kind == "connect-error":
+                raise _ConnectFailed(rank, world_size, body)
     return [results[r] for r in range(world_size)]
 
 
@@ -406,9 +429,14 @@ def _work() -> int:
         store.set_timeout(timeout)
         if backend == "nccl":
             torch.cuda.set_device(rank % torch.cuda.device_count())
-        dist.init_process_group(
-            backend, store=store, rank=rank, world_size=world_size, timeout=timeout
-        )
+        try:
+            dist.init_process_group(
+                backend, store=store, rank=rank, world_size=world_size, timeout=timeout
+            )
+        except RuntimeError:
+            err.flush()
+            _send(conn, "connect-error", traceback.format_exc())
+            return 1
         fn, args, kwargs = cloudpickle.loads(payload)
         result = fn(rank, world_size, *args, **kwargs)
         out.flush()
