@@ -380,7 +380,10 @@ def _pid1(req: dict) -> None:
     SIGTERM to it, forks workers on request (:func:`_supervise`), reaps orphans, and ends
     (and the namespace with it) when the kernel does."""
     _check(_c().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    record = -1
     try:
+        if req.get("record"):   # a file of the grader's, opened while the host's tree is seen
+            record = os.open(req["record"], os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
         build_root(req)
         _c().sethostname(b"localhost", 9)
         _loopback_up()
@@ -395,6 +398,8 @@ def _pid1(req: dict) -> None:
         listener = None       # labkit.workers then starts its workers afresh
     kernel = os.fork()
     if kernel == 0:
+        if record >= 0:
+            os.close(record)
         if listener is not None:
             listener.close()
             req = dict(req, env={**req["env"], WORKER_ENV: WORKER_SOCKET})
@@ -404,12 +409,24 @@ def _pid1(req: dict) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         _drop_to(req)
         _run_kernel(req)
+    _note(record, b"k%d\n" % kernel)   # the kernel: the process whose memory the judge may read
     signal.signal(signal.SIGINT, lambda *_: os.kill(kernel, signal.SIGINT))
     signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGTERM))
-    _supervise(req, kernel, listener)
+    _supervise(req, kernel, listener, record)
 
 
-def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
+def _note(record: int, line: bytes) -> None:
+    """A line of the sandbox's record (``k<pid>`` the kernel, ``+pid`` a worker forked,
+    ``-pid`` one ended; pids as the sandbox sees them): the judge's word on which process
+    is which, written by PID 1 alone."""
+    if record >= 0:
+        try:
+            os.write(record, line)
+        except OSError:
+            pass
+
+
+def _supervise(req: dict, kernel: int, listener: socket.socket | None, record: int = -1) -> None:
     """PID 1's loop. Reaps every process that ends in the sandbox and exits with the
     kernel's status when the kernel ends. On ``listener`` it forks, for each connection,
     a worker for labkit.workers (:func:`_worker`): PID 1 has torch imported and never ran
@@ -443,6 +460,8 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
                     if pid == kernel:
                         os._exit(os.waitstatus_to_exitcode(status) & 0xFF
                                  if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+                    if pid in workers:
+                        _note(record, b"-%d\n" % pid)
                     conn = workers.pop(pid, None)
                     if conn is not None:
                         poll.unregister(conn)
@@ -475,6 +494,7 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None) -> None:
                     continue
                 if pid == 0:
                     _worker(req, conn)
+                _note(record, b"+%d\n" % pid)
                 workers[pid] = conn
                 poll.register(conn, select.POLLRDHUP)
             else:  # the client's end closed (it died, or was killed): the worker goes too

@@ -445,6 +445,7 @@ class JudgedExecute(RobustExecute):
         # the uid the learner's kernel runs as: the only one the judge's sockets serve
         box = getattr(self.km, "sandbox", None)
         uid = box.uid if box is not None else os.getuid()
+        record = getattr(box, "workers_record", None)
         names = sorted(self._plan.answer_names)
         tests = set(self._plan.tests)
         sources = [c.source for c in self.nb.cells if c.cell_type == "code"
@@ -452,7 +453,7 @@ class JudgedExecute(RobustExecute):
         code = ("import json as __json, labkit.remote as __labkit_remote\n"
                 f"globals().update(__labkit_remote.connect(__json.loads({json.dumps(info)!r}), "
                 f"{names!r}, {pgid}, {pid}, {float(self.timeout or 120)}, "
-                f"__json.loads({json.dumps(sources)!r}), uid={uid}))")
+                f"__json.loads({json.dumps(sources)!r}), uid={uid}, workers={str(record or '')!r}))")
         boot = nbformat.v4.new_code_cell(code)
         judge.execute_cell(boot, 0, store_history=False)
         errors = [o for o in boot.outputs if o.get("output_type") == "error"]

@@ -628,6 +628,7 @@ class Sandbox:
         self.cgroup_error = ""
         self.folder: Path | None = None       # a forked sandbox's root mount point and pid
         self._folder_pid: Path | None = None
+        self.workers_record: Path | None = None  # a forked sandbox's PID 1 lists its workers
 
     @property
     def uid(self) -> int:
@@ -677,7 +678,7 @@ class Sandbox:
         target = _python_target(argv)
         server = ForkServer.get() if target else None
         if server is None:
-            self._folder_pid = None
+            self._folder_pid = self.workers_record = None
             return self.command(argv, workdir, rw=rw, env=env), self.preexec
         return self._forked(server, target, workdir, rw, env)
 
@@ -690,6 +691,9 @@ class Sandbox:
         root.mkdir(mode=0o755, exist_ok=True)
         self._folder_pid = self.folder / "inner.pid"
         self._folder_pid.unlink(missing_ok=True)
+        self.workers_record = self.folder / "workers.record"  # written by the sandbox's PID 1
+        self.workers_record.unlink(missing_ok=True)
+        self.workers_record.touch(mode=0o600)
         req = {"root": str(root), "workdir": str(workdir), "rw": [str(p) for p in rw],
                "ro": [str(p) for p in _python_roots()]
                + [[str(course_lib()), f"{LIB_INSIDE}/labkit"]],
@@ -700,6 +704,7 @@ class Sandbox:
                "cgroups": [str(f) for f in (self.cgroup.folders if self.cgroup else [])],
                "hosts": hosts_file(),
                "seccomp": (seccomp.program() or b"").hex(),
+               "record": str(self.workers_record),
                **target}
         fd, request = tempfile.mkstemp(prefix="request-", suffix=".json", dir=self.folder)
         with os.fdopen(fd, "w") as f:

@@ -352,7 +352,8 @@ class Meter:
         self.pool = pool
         self.judged = session is not None
         claimed = [int(p) for p in pool.pids()]
-        self.pids = self._host_pids(claimed, session.pid if self.judged else os.getpid())
+        record = getattr(session, "workers_record", "") if self.judged else ""
+        self.pids = self._host_pids(claimed, session.pid if self.judged else os.getpid(), record)
         self._rank = {pid: r for r, pid in enumerate(self.pids)}
         self._ss = shutil.which("ss")
         if self._ss is None:
@@ -360,9 +361,14 @@ class Meter:
                                "apt-get install iproute2)")
 
     @staticmethod
-    def _host_pids(claimed: list[int], root: int) -> list[int]:
+    def _host_pids(claimed: list[int], root: int, record: str = "") -> list[int]:
         """This machine's pid of each claimed worker pid, checked to be a pool worker of the
-        right rank under ``root``."""
+        right rank under ``root``. With ``record`` (a forked sandbox: ``root`` is its PID 1,
+        which lists there each worker it forks and each that ends), the claimed pids must be
+        every worker alive in the sandbox, each once: which processes are the ranks is then
+        the sandbox's word, not the learner's."""
+        if record:
+            return Meter._recorded(claimed, root, record)
         parent: dict[int, int] = {}
         for name in os.listdir("/proc"):
             if name.isdigit():
@@ -407,6 +413,27 @@ class Meter:
                                    "this meter can find")
             found.append(matches[0])
         return found
+
+    @staticmethod
+    def _recorded(claimed: list[int], root: int, record: str) -> list[int]:
+        from labkit.remote import sandbox_host_pids, sandbox_record
+
+        _, alive = sandbox_record(record)
+        if sorted(claimed) != sorted(alive) or len(set(claimed)) != len(claimed):
+            extra = sorted(alive - set(claimed))
+            raise RuntimeError(
+                f"the pool's ranks are pids {claimed} as its pids() says, but the workers running "
+                f"in this sandbox are {sorted(alive)}: the bytes and memory of the ranks are "
+                "measured on the sandbox's own list of its workers, never on a list the notebook "
+                "gives" + (f". Stop the other workers ({extra}) before the tests: end every "
+                           "labkit.workers.run and close every other labkit.traffic.Pool" if extra
+                           and set(claimed) <= alive else ""))
+        host = sandbox_host_pids(root, set(claimed))   # PID 1 forks every worker
+        missing = [pid for pid in claimed if pid not in host]
+        if missing:
+            raise RuntimeError(f"the sandbox's workers {missing} are not running any more, "
+                               "or were not forked by its PID 1")
+        return [host[pid] for pid in claimed]
 
     def _run(self, argv: list[str]) -> str:
         if self.judged:

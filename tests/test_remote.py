@@ -468,3 +468,23 @@ def test_more_threads_than_connections_each_get_their_calls_answered(learner):
     n = getattr(remote, "MAX_CONNECTIONS", 32) + 16
     assert names["in_threads"](cell["note"], n) == "<the test's object>"
     assert sorted(cell["log"]) == list(range(n))
+
+
+def test_judge_mapped_memory_is_read_by_the_judge_not_asked_of_the_kernel(learner, tmp_path):
+    """JudgeMapped's tensors live in files the judge made and reads through its own
+    descriptors: a write in place shows; a tensor rebound to new memory (t.set_) leaves the
+    memory it was given as it was, whatever the kernel says of it afterwards."""
+    names, kc = learner
+    remote._session.folder = str(tmp_path)  # the kernel's socket folder in trusted grading
+    kc.execute_interactive("def rebind_(ts):\n    for t in ts:\n        t.set_(t + 1)\n", timeout=30)
+    lb = remote.learner_side("builtins")
+    given = [torch.arange(6.0).view(2, 3), torch.ones(2, 3, dtype=torch.bfloat16)]
+    mapped = remote.JudgeMapped(given, transposed=True)
+    assert not list(tmp_path.glob("mapped-*"))     # no name left to reach the files by
+    lb.list(lb.map(names["add_one_"], mapped.there))
+    got = mapped.read()
+    assert torch.equal(got[0], given[0] + 1) and torch.equal(got[1], given[1] + 1)
+    rebound = remote.JudgeMapped(given)
+    lb.list(lb.map(remote.Remote(("n", "rebind_")), rebound.there))
+    assert all(torch.equal(a, b) for a, b in zip(rebound.read(), given))
+    assert remote.kernel_memory([(0, 8)]) is None  # no sandbox record: nothing read

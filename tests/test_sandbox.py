@@ -441,6 +441,40 @@ def test_workers_are_filtered_too(box, launch):
             assert ppid == 1, f"not forked by the sandbox's PID 1: {answers}"
 
 
+def test_pid1_records_the_workers_it_forks_and_nothing_else(box, launch):
+    """A forked sandbox's PID 1 lists, in a file of the grader's, the kernel, each worker it
+    forks and each that ends (pids as the sandbox sees them): the judge's meters measure those
+    processes, never the ones a notebook names. A process the kernel forks itself is not on
+    the list."""
+    if launch != "forked":
+        pytest.skip("the list is kept by a forked sandbox's PID 1")
+    script = box / "probe.py"
+    script.write_text(textwrap.dedent("""
+        import json, os, time
+        from labkit import workers
+
+        child = os.fork()
+        if child == 0:
+            time.sleep(0.2)
+            os._exit(0)
+        ranks = workers.run(lambda rank, world_size: os.getpid(), 2, timeout=60)
+        os.waitpid(child, 0)
+        print(json.dumps({"ranks": ranks, "child": child, "kernel": os.getpid()}))
+    """))
+    os.chmod(script, 0o644)
+    with sandbox.Sandbox() as sb:
+        got = sb.run([sys.executable, str(script)], box, capture_output=True, text=True,
+                     timeout=180)
+        assert got.returncode == 0, got.stderr[-2000:]
+        record = sb.workers_record.read_text().split()
+    seen = json.loads(got.stdout)
+    assert record[0] == f"k{seen['kernel']}", record   # the process PID 1 started the kernel as
+    record = record[1:]
+    assert sorted(record) == sorted([f"+{p}" for p in seen["ranks"]] + [f"-{p}" for p in seen["ranks"]])
+    assert record.index(f"+{seen['ranks'][0]}") < record.index(f"-{seen['ranks'][0]}")
+    assert f"+{seen['child']}" not in record
+
+
 # ------------------------------------------------- limits per submission as a whole
 
 HOG = """

@@ -253,3 +253,33 @@ def test_the_receiver_is_the_socket_with_the_addresses_swapped():
     meter._run = lambda argv: lines(500)
     flows = meter.between(before, meter.snapshot())
     assert flows.sent == {(0, 1): 400}, flows.sent
+
+
+def test_the_meter_measures_the_workers_the_sandbox_lists_never_the_ones_named(tmp_path):
+    """With a forked sandbox's record (grading/forkserver.py's PID 1 writes ``+pid`` for each
+    worker it forks and ``-pid`` for each that ends), the ranks a pool names must be exactly
+    the workers alive on that list: a decoy, or a worker the list does not hold, is refused."""
+    import subprocess
+    import sys
+
+    from labkit.traffic import Meter
+
+    kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(3)]
+    try:
+        a, b, c = (k.pid for k in kids)
+        record = tmp_path / "workers.record"
+        record.write_text(f"+{a}\n+{b}\n+{c}\n-{c}\n")
+        assert Meter._host_pids([b, a], os.getpid(), str(record)) == [b, a]
+        with pytest.raises(RuntimeError, match=rf"Stop the other workers \(\[{b}\]\)"):
+            Meter._host_pids([a], os.getpid(), str(record))
+        with pytest.raises(RuntimeError, match="never on a list the notebook gives"):
+            Meter._host_pids([a, c], os.getpid(), str(record))   # c has ended
+        with pytest.raises(RuntimeError, match="never on a list the notebook gives"):
+            Meter._host_pids([a, a], os.getpid(), str(record))
+        record.write_text(f"+{a}\n+{os.getpid()}\n")              # not a child of the sandbox's PID 1
+        with pytest.raises(RuntimeError, match="not forked by its PID 1"):
+            Meter._host_pids([a, os.getpid()], os.getpid(), str(record))
+    finally:
+        for k in kids:
+            k.kill()
+            k.wait()

@@ -23,23 +23,107 @@ from labkit.remote import learner_side
 # ---- naive_allreduce and ring_allreduce_sim ----------------------------------------------
 
 
+# The contract's inputs: 1..max_workers workers, lengths 0..max_length, every dtype a sum is
+# defined for. Values are made so that every order of additions gives the same exact sum in
+# the dtype (integers up to its range / N, floats as small integers times a power of two), so
+# the reference is exact; integers go beyond 2**24 (int32) and 2**53 (int64).
+PRECISION = {torch.float16: 11, torch.bfloat16: 8, torch.float32: 24, torch.float64: 53, torch.complex64: 24,
+             torch.complex128: 53}
+SUM_DTYPES = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, *PRECISION]
+
+
+def allreduce_cases(max_workers: int = 4, max_length: int = 9):
+    """A Hypothesis strategy: one list of buffers (one per worker) over the contract above."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def cases(draw):
+        n = draw(st.integers(1, max_workers))
+        length = draw(st.integers(0, max_length))
+        dtype = draw(st.sampled_from(SUM_DTYPES))
+        if dtype in PRECISION:
+            top, scale = 2 ** (PRECISION[dtype] - 3), 2.0 ** draw(st.integers(-6, 4))
+            values = st.integers(-top, top)
+        else:
+            info = torch.iinfo(dtype)
+            values = st.integers(max(info.min // n, info.min), info.max // n)
+            scale = 1
+        rows = draw(st.lists(st.lists(values, min_size=length, max_size=length), min_size=n, max_size=n))
+        if dtype in PRECISION:
+            return [(torch.tensor(row, dtype=torch.float64) * scale).to(dtype) if length
+                    else torch.zeros(0, dtype=dtype) for row in rows]
+        return [torch.tensor(row, dtype=torch.int64).to(dtype) if length else torch.zeros(0, dtype=dtype)
+                for row in rows]
+
+    return cases()
+
+
+def exact_sum(buffers: list) -> torch.Tensor:
+    """The reference: the exact element-wise sum, in the buffers' dtype."""
+    wide = (torch.complex128 if buffers[0].is_complex() else torch.float64 if buffers[0].is_floating_point()
+            else torch.int64)
+    return torch.stack([b.to(wide) for b in buffers]).sum(0).to(buffers[0].dtype)
+
+
+def describe_buffers(buffers: list) -> str:
+    return f"{len(buffers)} workers, length {buffers[0].numel()}, {str(buffers[0].dtype).removeprefix('torch.')}"
+
+
 def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list, list, list, list]:
     """Call fn(buffers) for every case where the learner's code runs, keeping the buffers and
     the results there (library containers, no test code). Returns, per case: the result and
     the buffers after the call (as values), and the data addresses of the result's tensors
     and of the buffers' tensors, read there by torch's Tensor.data_ptr. ``pick``: a callable
-    made there (``operator.itemgetter``) that takes the list of tensors out of a result."""
+    made there (``operator.itemgetter``) that takes the list of tensors out of a result.
+
+    In trusted grading the buffers live in memory the judge maps and reads itself
+    (``labkit.remote.JudgeMapped``: the buffers after the call are what that memory holds),
+    and every returned tensor is looked for in the kernel's memory where torch there says it
+    is (``labkit.remote.kernel_memory``): a tensor reported at an address that does not hold
+    its values fails, whatever the kernel's torch was made to say."""
+    from labkit.remote import JudgeMapped
+
     builtins, itertools = learner_side("builtins"), learner_side("itertools")
-    deque, data_ptr = learner_side("collections").deque, learner_side("torch").Tensor.data_ptr
+    torch_there = learner_side("torch")
+    deque = learner_side("collections").deque
     map_, list_ = builtins.map, builtins.list
-    given = deque(cases)
+    mapped = [JudgeMapped(list(case)) for case in cases]
+    given = deque(itertools.chain(*[m.there for m in mapped]))
     kept = deque(map_(fn, given))
     tensors = kept if pick is None else deque(map_(pick, kept))
 
-    def addresses(held):
-        return list_(map_(list_, map_(map_, itertools.repeat(data_ptr), held)))
+    def each(method, held):
+        return list_(map_(list_, map_(map_, itertools.repeat(method), held)))
 
-    return list_(kept), list_(given), addresses(tensors), addresses(given)
+    out_addresses = each(torch_there.Tensor.data_ptr, tensors)
+    results = list_(kept)
+    _where_they_say(list_(map_(list_, tensors)), out_addresses, each(torch_there.Tensor.stride, tensors))
+    return results, [m.read() for m in mapped], out_addresses, each(torch_there.Tensor.data_ptr, given)
+
+
+def _where_they_say(values: list, addresses: list, strides: list) -> None:
+    """Trusted grading: each returned tensor's values are in the learner's kernel's memory at
+    the address and strides torch there reports (read by the judge; nothing to check elsewhere)."""
+    from labkit.remote import kernel_memory
+
+    spans, where = [], []
+    for c, (case, at, st) in enumerate(zip(values, addresses, strides)):
+        for r, (v, a, s) in enumerate(zip(case, at, st)):
+            if isinstance(v, torch.Tensor) and v.numel() and isinstance(a, int) and len(s) == v.dim():
+                size = (1 + sum((n - 1) * abs(int(k)) for n, k in zip(v.shape, s))) * v.element_size()
+                spans.append((a, size))
+                where.append((c, r, v, tuple(int(k) for k in s)))
+    got = kernel_memory(spans) if spans else None
+    if got is None:
+        return
+    for (c, r, v, s), data in zip(where, got):
+        ok = len(data) and len(data) % v.element_size() == 0 and all(k >= 0 for k in s)
+        if ok:
+            there = torch.frombuffer(bytearray(data), dtype=v.dtype).as_strided(tuple(v.shape), s)
+            ok = torch.equal(there.reshape(-1).contiguous().view(torch.uint8),
+                             v.reshape(-1).contiguous().view(torch.uint8))
+        assert ok, (f"case {c}, returned buffer {r}: the memory at the address torch gives for it (data_ptr) does "
+                    "not hold its values (read by the grader from your kernel's memory)")
 
 
 def check_one_per_worker(out: Any, n: int) -> None:
