@@ -33,15 +33,17 @@ def grading_mode() -> bool:
 
 def _in_ipython() -> None:
     """Where labkit is imported in an IPython kernel (a notebook), an exercise not done yet
-    says so in one line (labkit.validation.not_done_in_one_line); elsewhere nothing."""
+    says so in one line (labkit.validation.not_done_in_one_line) and a test cell that passes
+    says so in one line (passed_in_one_line); elsewhere nothing."""
     import sys
 
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is not None and hasattr(shell, "set_custom_exc"):
-        from labkit.validation import not_done_in_one_line
+        from labkit.validation import not_done_in_one_line, passed_in_one_line
 
         not_done_in_one_line(shell)
+        passed_in_one_line(shell)
 
 
 _in_ipython()

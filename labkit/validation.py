@@ -6,6 +6,8 @@ Validate button: ``labkit.validation.check()`` in a cell checks the open noteboo
 
 from __future__ import annotations
 
+import re
+
 
 def _last_line(text: str) -> str:
     import re
@@ -32,6 +34,34 @@ def not_done_in_one_line(shell) -> None:
         return stb
 
     shell.set_custom_exc((NotImplementedError,), handler)
+
+
+def contract_line(source: str) -> str | None:
+    """The first sentence of the docstring a test cell opens with (the contract it checks), or
+    None for a cell that does not open with one (every other code cell of the course)."""
+    text = source.lstrip()
+    if not text.startswith('"""'):
+        return None
+    body = " ".join(text[3:].split('"""', 1)[0].split())
+    first = re.match(r"(.+?[.!?])(?:\s|$)", body)
+    line = first.group(1) if first else body
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
+def passed_in_one_line(shell) -> None:
+    """In an IPython ``shell``: a test cell (one that opens with its contract's docstring)
+    that runs without an error ends with the one line ``passed: <its contract>``, so that
+    passing is not silent."""
+    if getattr(shell, "_labkit_says_passed", False):
+        return
+
+    def say(result) -> None:
+        line = contract_line(getattr(getattr(result, "info", None), "raw_cell", "") or "")
+        if line and result.success:
+            print(f"\u2713 passed: {line}")
+
+    shell.events.register("post_run_cell", say)
+    shell._labkit_says_passed = True
 
 
 def failure_message(error: dict) -> str:

@@ -62,3 +62,28 @@ def test_engine_half_built_fails_fast_with_not_implemented(tmp_path, monkeypatch
     assert all(name == "NotImplementedError" for _, name, _ in errors), errors
     assert engine_tests <= failed, f"every engine test should fail, failed: {failed}"
     assert took < 90, f"the notebook took {took:.0f} s: did a wait hang until a timeout?"
+
+
+def test_the_last_cell_says_which_exercise_to_finish_before_it_measures(capsys):
+    """01's last cell prints predict_chain's predictions beside measurements. With Exercise 4
+    not done it says so at once and measures nothing (it used to fit and time for about 80 s
+    first, then say so)."""
+    import os
+    import shutil
+
+    import torch
+
+    from grading.course import NOTEBOOKS
+
+    nb = nbformat.read(NOTEBOOKS / "01_async_execution" / "01_async_execution.ipynb", as_version=4)
+    cell = [c for c in nb.cells if c.cell_type == "code"][-1]
+
+    def predict_chain(k, n, fused, overhead_s, seconds_per_element):
+        raise NotImplementedError()
+
+    space = {"torch": torch, "os": os, "shutil": shutil, "GRADING": False, "predict_chain": predict_chain}
+    start = time.perf_counter()
+    exec(compile(cell.source, "last cell", "exec"), space)
+    took, out = time.perf_counter() - start, capsys.readouterr().out
+    assert "Finish Exercise 4 (predict_chain) first" in out and "fitted here" not in out, out
+    assert "overhead_s" not in space, f"measured before saying so ({took:.1f} s)"

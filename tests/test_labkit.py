@@ -43,6 +43,34 @@ def test_an_exercise_not_done_says_so_in_one_line(capsys):
         InteractiveShell.clear_instance()
 
 
+def test_a_test_cell_that_passes_says_so_in_one_line(capsys):
+    """A cell that opens with its contract's docstring (every visible test cell, and only
+    those) ends with one line saying it passed; failing, not done yet, or any other cell:
+    nothing more."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from labkit.validation import not_done_in_one_line, passed_in_one_line
+
+    shell = InteractiveShell.instance()
+    try:
+        not_done_in_one_line(shell)
+        passed_in_one_line(shell)
+        passed_in_one_line(shell)           # registered once, however often labkit is imported
+        doc = '"""f: returns twice its input. More words here.\nAnd a second line."""\n'
+        shell.run_cell("def f(x):\n    return 2 * x\n")
+        shell.run_cell(doc + "assert f(2) == 4\n")
+        assert capsys.readouterr().out == "\u2713 passed: f: returns twice its input.\n"
+        shell.run_cell(doc + "assert f(2) == 5, 'f(2) should be 5'\n")
+        assert "passed" not in capsys.readouterr().out
+        shell.run_cell("def f(x):\n    raise NotImplementedError()\n")
+        shell.run_cell(doc + "f(1)\n")
+        assert "passed" not in capsys.readouterr().out
+        shell.run_cell("y = 1  # not a test cell\n")
+        assert capsys.readouterr().out == ""
+    finally:
+        InteractiveShell.clear_instance()
+
+
 def test_unknown_submodule_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         labkit.nope  # noqa: B018

@@ -79,14 +79,22 @@ class MlpCheck:
                  SimComm: type):  # noqa: N803
         self.step, self.case, self.reference, self.SimComm = tp_mlp_step, mlp_case, mlp_reference, SimComm
 
-    def __call__(self, n: int, batch: int, d_in: int, hidden: int, d_out: int, seed: int) -> None:
+    def __call__(self, n: int, batch: int, d_in: int, hidden: int, d_out: int, seed: int,
+                 weights_require_grad: bool = False) -> None:
         """Outputs and every gradient on every rank equal the unsharded MLP's, the inputs
-        untouched, and two allreduces' worth of bytes (Y forward, dX backward)."""
+        untouched, and two allreduces' worth of bytes (Y forward, dX backward).
+        ``weights_require_grad``: the pieces of W1, b1, W2 and b2 require grad, as a model's
+        parameters do."""
         full, shards = self.case(n, batch, d_in, hidden, d_out, seed)
         before = [[t.clone() for t in s] if isinstance(s, list) else s.clone() for s in shards]
+        if weights_require_grad:
+            for s in shards[1:5]:
+                for t in (s if isinstance(s, list) else [s]):
+                    t.requires_grad_()
         want = self.reference(*full)
         comm = owned(self.SimComm(n))
-        what = f"{n} ranks, batch {batch}, d_in {d_in}, hidden {hidden}, d_out {d_out}"
+        what = (f"{n} ranks, batch {batch}, d_in {d_in}, hidden {hidden}, d_out {d_out}"
+                + (", weights that require grad" if weights_require_grad else ""))
         got, after = call_there(self.step, *shards, comm)
         assert isinstance(got, (tuple, list)) and len(got) == 6, f"{what}: expected (y, dx, dw1, db1, dw2, db2)"
         names = ("y", "dx", "dw1", "db1", "dw2", "db2")
