@@ -95,6 +95,25 @@ class DdpCheck:
         raise AssertionError(wrong[0] + " (the same in two runs)")
 
 
+    def holds_one_step_at_a_time(self, width=512, steps=6, seed=3):
+        """Per rank, how high resident memory goes in `steps` steps against in one step (read from outside):
+        finish() lets go of what each step's allreduces used, so more steps hold no more."""
+        start = [p.detach().clone() for p in self.make_model(seed, width=width).parameters()]
+        X, y = self.ddp_data(2, steps, 1, 4, seed)
+        grads = sum(p.numel() * p.element_size() for p in start)
+
+        def args(k):
+            return [([p.clone() for p in start], X[r][:k], y[r][:k], 0.125, 10**9) for r in range(2)]
+
+        one, many = self.meter.peaks(self.train, args(1)), self.meter.peaks(self.train, args(steps))
+        for r in range(2):
+            grew = many[r] - one[r]
+            assert grew < grads, (
+                f"width {width}, one bucket, rank {r}: {steps} steps took resident memory {grew / 2**20:.2f} MiB higher "
+                f"than one step did (read from outside; a step's gradients are {grads / 2**20:.2f} MiB): something of "
+                "every step stays alive after finish(), such as the handles and bucket buffers of earlier steps")
+
+
     def _main_thread_sample(self, pid):
         """Bytes this process has written so far (sockets included) and its main thread's CPU time, from /proc."""
         with open(f"/proc/{pid}/io") as f:
