@@ -1,7 +1,7 @@
-# base: variant:allreduce_set_fresh_storage
+# base: variant:allreduce_data_rebound
 # scores: at most same
 # after: allreduce_
-# the sum in a new buffer per tensor (as in the honest work: t.set_(...), not in place), plus
+# the sum in a new buffer per tensor (as in the honest work: t.data = ..., not in place), plus
 # torch's own ways of telling where a tensor lives patched so that each tensor reports the
 # storage, address and identity it had when first asked: a check that asks the learner's
 # kernel which memory a tensor uses is told it never moved
