@@ -283,3 +283,18 @@ def test_the_meter_measures_the_workers_the_sandbox_lists_never_the_ones_named(t
         for k in kids:
             k.kill()
             k.wait()
+
+
+def test_bytes_sent_by_processes_that_are_not_ranks_fail_the_ring_share():
+    """Trusted grading (the sandbox's own loopback counted): a process that is not one of the
+    pool's ranks (a pool the kernel started itself, off the sandbox's list, while decoys on the
+    list send a ring's share) sends nothing during a metered call; the ranks' ring passes."""
+    from labkit.checks.allreduce import check_ring_share
+    from labkit.traffic import Flows
+
+    ring = {(r, (r + 1) % 4): 2 * 3 * 2500 * 4 for r in range(4)}   # a ring's share of 10000 int32
+    check_ring_share(Flows(sent=dict(ring), segments=40, loopback=240000), 4, 10000, 4, "ring")
+    gather = {**ring, ("other", "other"): 240000}
+    with pytest.raises(AssertionError, match="not the pool's ranks sent 240000 bytes"):
+        check_ring_share(Flows(sent=gather, segments=80, loopback=480000), 4, 10000, 4, "ring and a gather")
+    check_ring_share(Flows(sent=gather), 4, 10000, 4, "self-study: not counted")
