@@ -97,13 +97,18 @@ def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list,
 
     out_addresses = each(torch_there.Tensor.data_ptr, tensors)
     results = list_(kept)
-    _where_they_say(list_(map_(list_, tensors)), out_addresses, each(torch_there.Tensor.stride, tensors))
+    _where_they_say(list_(map_(list_, tensors)), out_addresses, each(torch_there.Tensor.stride, tensors),
+                    lambda: list_(map_(list_, tensors)))
     return results, [m.read() for m in mapped], out_addresses, each(torch_there.Tensor.data_ptr, given)
 
 
-def _where_they_say(values: list, addresses: list, strides: list) -> None:
+def _where_they_say(values: list, addresses: list, strides: list, again: Callable | None = None) -> None:
     """Trusted grading: each returned tensor's values are in the learner's kernel's memory at
-    the address and strides torch there reports (read by the judge; nothing to check elsewhere)."""
+    the address and strides torch there reports (read by the judge; nothing to check elsewhere),
+    and that memory is the tensor's own: the judge changes each one's memory (its bytes XOR a
+    key of its own), ``again()`` (the returned tensors read once more through the kernel) must
+    show each tensor so changed, and the judge puts the memory back. A tensor reported at the
+    address of a copy that holds its values does not change; two on one memory show one key."""
     from labkit.remote import kernel_memory
 
     spans, where = [], []
@@ -116,14 +121,36 @@ def _where_they_say(values: list, addresses: list, strides: list) -> None:
     got = kernel_memory(spans) if spans else None
     if got is None:
         return
+
+    def held(data: bytes, v: torch.Tensor, s: tuple) -> torch.Tensor | None:
+        if not len(data) or len(data) % v.element_size() or any(k < 0 for k in s):
+            return None
+        there = torch.frombuffer(bytearray(data), dtype=v.dtype).as_strided(tuple(v.shape), s)
+        return there.reshape(-1).contiguous().view(torch.uint8)
+
+    def bits(v: torch.Tensor) -> torch.Tensor:
+        return v.reshape(-1).contiguous().view(torch.uint8)
+
     for (c, r, v, s), data in zip(where, got):
-        ok = len(data) and len(data) % v.element_size() == 0 and all(k >= 0 for k in s)
-        if ok:
-            there = torch.frombuffer(bytearray(data), dtype=v.dtype).as_strided(tuple(v.shape), s)
-            ok = torch.equal(there.reshape(-1).contiguous().view(torch.uint8),
-                             v.reshape(-1).contiguous().view(torch.uint8))
-        assert ok, (f"case {c}, returned buffer {r}: the memory at the address torch gives for it (data_ptr) does "
-                    "not hold its values (read by the grader from your kernel's memory)")
+        there = held(data, v, s)
+        assert there is not None and torch.equal(there, bits(v)), (
+            f"case {c}, returned buffer {r}: the memory at the address torch gives for it (data_ptr) does "
+            "not hold its values (read by the grader from your kernel's memory)")
+    if again is None:
+        return
+    flipped = [bytes(b ^ (1 + i % 255) for b in data) for i, data in enumerate(got)]
+    try:
+        kernel_memory([], [(a, d) for (a, _), d in zip(spans, flipped)])
+        now = again()
+    finally:
+        kernel_memory([], [(a, d) for (a, _), d in reversed(list(zip(spans, got)))])
+    for (c, r, v, s), data in zip(where, flipped):
+        seen = now[c][r]
+        assert isinstance(seen, torch.Tensor) and seen.dtype == v.dtype and seen.shape == v.shape \
+            and torch.equal(bits(seen), held(data, v, s)), (
+                f"case {c}, returned buffer {r}: the memory at the address torch gives for it (data_ptr) is not "
+                "its own: the grader changed that memory and the buffer did not change with it (or another "
+                "returned buffer lives there too)")
 
 
 def check_one_per_worker(out: Any, n: int) -> None:
