@@ -330,6 +330,10 @@ class Flows:
 _SOCK = re.compile(r"^(?:[A-Z-]+\s+)?\d+\s+\d+\s+(\S+:\d+)\s+(\S+:\d+)\s*(.*)$")
 
 
+_STARTED_WHILE_MEASURED = ("a worker was started or ended in this sandbox while a call was measured: only the "
+                           "ranks the meter was made for may run then")
+
+
 def _judge_session():
     import labkit.remote
 
@@ -354,6 +358,7 @@ class Meter:
         claimed = [int(p) for p in pool.pids()]
         record = getattr(session, "workers_record", "") if self.judged else ""
         self.pids = self._host_pids(claimed, session.pid if self.judged else os.getpid(), record)
+        self._record, self._ranks = record, set(claimed)
         self._rank = {pid: r for r, pid in enumerate(self.pids)}
         self._ss = shutil.which("ss")
         if self._ss is None:
@@ -435,6 +440,28 @@ class Meter:
                                "or were not forked by its PID 1")
         return [host[pid] for pid in claimed]
 
+    def _still_the_ranks(self) -> int:
+        """A forked sandbox: the workers alive on its list are still exactly the ranks this
+        meter was made for (a worker started later, such as a pool started after the meter,
+        is not measured, so none may be running); returns how long the list is now, so that a
+        measurement can require that no worker started or ended while it ran."""
+        if not getattr(self, "_record", ""):   # bubblewrap, self-study
+            return 0
+        from labkit.remote import sandbox_record
+
+        length = os.stat(self._record).st_size
+        _, alive = sandbox_record(self._record)
+        if alive != self._ranks:
+            raise RuntimeError(
+                f"the workers running in this sandbox are {sorted(alive)}, but this meter measures the "
+                f"ranks {sorted(self._ranks)} that were running when it was made: bytes and memory are "
+                "measured on the workers the sandbox listed then, and no other worker may run while they are")
+        return length
+
+    def _unchanged(self, length: int) -> None:
+        if self._still_the_ranks() != length:
+            raise RuntimeError(_STARTED_WHILE_MEASURED)
+
     def _run(self, argv: list[str]) -> str:
         if self.judged:
             prefix = ["nsenter", "-t", str(self.pids[0]), "-n"]
@@ -466,6 +493,7 @@ class Meter:
         """Every TCP socket of the namespace: (local, peer) -> (pids, bytes sent, segments,
         bytes resent). Bytes sent count each byte the process wrote once: TCP's own
         retransmissions (a loaded machine drops loopback packets now and then) are resent."""
+        listed = self._still_the_ranks()
         lo = self._loopback()
         text = self._run([self._ss, "-tinpH", "state", "established"])
         socks, lines = {}, text.splitlines()
@@ -484,7 +512,7 @@ class Meter:
             resent = int(resent.group(1)) if resent else 0
             socks[(local, peer)] = (pids, (int(sent.group(1)) if sent else 0) - resent,
                                     int(segs.group(1)) if segs else 0, resent)
-        return {"sockets": socks, "loopback": lo}
+        return {"sockets": socks, "loopback": lo, "listed": listed}
 
     def resident(self) -> list[int]:
         """Per rank, the bytes of memory its process holds now, its libraries' code aside
@@ -499,16 +527,19 @@ class Meter:
         of it afterwards."""
         self.pool.call(fn, per_rank_args, False)
         self.pool.release()
+        listed = self._still_the_ranks()
         before = self.resident()
         with self.watch() as flows:
             self.pool.call(fn, per_rank_args, False)
         self.pool.settle()
         kept = [a - b for a, b in zip(self.resident(), before)]
+        self._unchanged(listed)
         self.pool.release()
         return kept, flows
 
     def _status(self, *fields: str) -> list[int]:
         """Per rank, the sum of these fields of /proc/<pid>/status, in bytes."""
+        self._still_the_ranks()
         keys, out = tuple(f + ":" for f in fields), []
         for pid in self.pids:
             with open(f"/proc/{pid}/status") as f:
@@ -524,6 +555,7 @@ class Meter:
         what the run returned afterwards."""
         self.pool.call(fn, per_rank_args, False)
         self.pool.release()
+        listed = self._still_the_ranks()
         before = self._status("VmRSS")
         for pid in self.pids:
             try:
@@ -535,12 +567,15 @@ class Meter:
                                    "Linux 4.0 or newer") from None
         self.pool.call(fn, per_rank_args, False)
         peak = [a - b for a, b in zip(self._status("VmHWM"), before)]
+        self._unchanged(listed)
         self.pool.release()
         return peak
 
     def between(self, before: dict, after: dict) -> Flows:
         """Bytes each worker sent, to which worker ("other": to any other process)."""
         flows = Flows()
+        if before.get("listed") != after.get("listed"):
+            raise RuntimeError(_STARTED_WHILE_MEASURED)
         old, new = before["sockets"], after["sockets"]
         for (local, peer), (pids, sent, segs, resent) in new.items():
             was = old.get((local, peer), ((), 0, 0, 0))

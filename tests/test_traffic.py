@@ -298,3 +298,22 @@ def test_bytes_sent_by_processes_that_are_not_ranks_fail_the_ring_share():
     with pytest.raises(AssertionError, match="not the pool's ranks sent 240000 bytes"):
         check_ring_share(Flows(sent=gather, segments=80, loopback=480000), 4, 10000, 4, "ring and a gather")
     check_ring_share(Flows(sent=gather), 4, 10000, 4, "self-study: not counted")
+
+
+def test_a_worker_started_after_the_meter_is_refused_at_each_measurement(tmp_path):
+    """The sandbox's list is read again at every measurement: a worker started after the meter
+    was made (a pool started at its first call, while the decoys the meter was made on idle)
+    is refused, and so is one started and ended while a call was measured."""
+    meter = object.__new__(Meter)
+    record = tmp_path / "workers.record"
+    record.write_text("k5\n+11\n+12\n")
+    meter._record, meter._ranks, meter._rank = str(record), {11, 12}, {}
+    meter._ss, meter._loopback, meter._run = "ss", lambda: None, lambda argv: ""
+    before = meter.snapshot()
+    assert meter.between(before, meter.snapshot()).total == 0
+    record.write_text("k5\n+11\n+12\n+13\n")
+    with pytest.raises(RuntimeError, match=r"running in this sandbox are \[11, 12, 13\]"):
+        meter.snapshot()
+    record.write_text("k5\n+11\n+12\n+13\n-13\n")
+    with pytest.raises(RuntimeError, match="started or ended in this sandbox while a call was measured"):
+        meter.between(before, meter.snapshot())
