@@ -501,6 +501,11 @@ def shared_sum(buffers):                      # one tensor for every worker, a c
     out = [torch.stack(buffers).sum(0)] * len(buffers)
     _copies[id(out[0])] = (out[0], [out[0].clone() for _ in out])
     return out
+def plain_shared(buffers):
+    return [torch.stack(buffers).sum(0)] * len(buffers)
+def _not_an_int(self, asked=[0]):              # a fraction more each time: never the same twice
+    asked[0] += 1
+    return _real_data_ptr(self) + asked[0] / 4
 def _a_copys_address(self):                   # the shared result "lives" at the next copy's address
     kept = _copies.get(id(self))
     if kept is None or kept[0] is not self:
@@ -514,8 +519,8 @@ torch.Tensor.data_ptr = _a_copys_address
 def test_a_returned_tensor_must_be_found_in_its_own_memory(learner, tmp_path, monkeypatch):
     """03's calls_kept_there reads each returned tensor's memory at the address torch gives in
     the kernel, changes it there and reads the tensor again: a result shared by every worker,
-    reported at the addresses of copies that hold its values, is refused; distinct results
-    pass, and their memory is put back."""
+    reported at the addresses of copies that hold its values, or at addresses that are not
+    ints, is refused; distinct results pass, and their memory is put back."""
     from labkit.checks.allreduce import calls_kept_there
 
     _, kc = learner
@@ -533,3 +538,6 @@ def test_a_returned_tensor_must_be_found_in_its_own_memory(learner, tmp_path, mo
     with pytest.raises(AssertionError, match="returned buffer 0: the memory at the address torch gives for it "
                                              r"\(data_ptr\) is not its own"):
         calls_kept_there(remote.Remote(("n", "shared_sum")), cases)
+    kc.execute_interactive("torch.Tensor.data_ptr = _not_an_int", timeout=30)
+    with pytest.raises(AssertionError, match=r"returned buffer 0: torch where your code runs gives no address"):
+        calls_kept_there(remote.Remote(("n", "plain_shared")), cases)

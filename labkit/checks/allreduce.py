@@ -113,11 +113,19 @@ def _where_they_say(values: list, addresses: list, strides: list, again: Callabl
 
     spans, where = [], []
     for c, (case, at, st) in enumerate(zip(values, addresses, strides)):
+        assert len(at) == len(st) == len(case), (
+            f"case {c}: {len(case)} returned buffers, but torch where your code runs gave {len(at)} addresses and "
+            f"{len(st)} strides for them")
         for r, (v, a, s) in enumerate(zip(case, at, st)):
-            if isinstance(v, torch.Tensor) and v.numel() and isinstance(a, int) and len(s) == v.dim():
-                size = (1 + sum((n - 1) * abs(int(k)) for n, k in zip(v.shape, s))) * v.element_size()
-                spans.append((a, size))
-                where.append((c, r, v, tuple(int(k) for k in s)))
+            if not (isinstance(v, torch.Tensor) and v.numel()):
+                continue
+            assert type(a) is int and type(s) in (list, tuple) and len(s) == v.dim() \
+                and all(type(k) is int for k in s), (
+                    f"case {c}, returned buffer {r}: torch where your code runs gives no address and strides for it "
+                    f"(data_ptr() is {a!r}, stride() is {s!r})")
+            size = (1 + sum((n - 1) * abs(k) for n, k in zip(v.shape, s))) * v.element_size()
+            spans.append((a, size))
+            where.append((c, r, v, tuple(s)))
     got = kernel_memory(spans) if spans else None
     if got is None:
         return
