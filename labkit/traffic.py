@@ -350,6 +350,7 @@ class Meter:
 
     HEADER = 52        # bytes of IPv4 + TCP headers (with timestamps) per segment on loopback
     HEADER_BOUND = 80  # what the loopback counter may add per segment (options, SACK blocks)
+    OTHERS_ALLOWED = 4096  # bytes other processes of the sandbox may send while a call is measured
 
     def __init__(self, pool: Any):
         session = _judge_session()
@@ -594,6 +595,12 @@ class Meter:
             flows.sent[key] = flows.sent.get(key, 0) + delta
         if before["loopback"] is not None and after["loopback"] is not None:
             flows.loopback = after["loopback"] - before["loopback"]
+            others = {dst: b for (src, dst), b in flows.sent.items() if src == "other"}
+            if sum(others.values()) > self.OTHERS_ALLOWED:   # the sandbox's network holds the ranks alone
+                raise RuntimeError(
+                    f"processes that are not the pool's ranks sent {sum(others.values())} bytes while a call was "
+                    f"measured (by receiving rank: {others}): the ranks are the workers the sandbox started and "
+                    "listed, and only they may move the data")
         return flows
 
     def watch(self) -> "_Watch":
