@@ -538,6 +538,11 @@ def test_a_returned_tensor_must_be_found_in_its_own_memory(learner, tmp_path, mo
     with pytest.raises(AssertionError, match="returned buffer 0: the memory at the address torch gives for it "
                                              r"\(data_ptr\) is not its own"):
         calls_kept_there(remote.Remote(("n", "shared_sum")), cases)
-    kc.execute_interactive("torch.Tensor.data_ptr = _not_an_int", timeout=30)
+    kc.execute_interactive("torch.Tensor.data_ptr = _real_data_ptr\n"
+                           "torch.Tensor.stride = lambda self, *a, _s=torch.Tensor.stride: tuple(k << 30 for k in _s(self))",
+                           timeout=30)
+    with pytest.raises(AssertionError, match=r"returned buffer 0: its strides \(1073741824,\), as torch where"):
+        calls_kept_there(remote.Remote(("n", "own_sums")), cases)     # the judge reads no gigabytes
+    kc.execute_interactive("del torch.Tensor.stride; torch.Tensor.data_ptr = _not_an_int", timeout=30)
     with pytest.raises(AssertionError, match=r"returned buffer 0: torch where your code runs gives no address"):
         calls_kept_there(remote.Remote(("n", "plain_shared")), cases)

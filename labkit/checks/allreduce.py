@@ -102,6 +102,9 @@ def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list,
     return results, [m.read() for m in mapped], out_addresses, each(torch_there.Tensor.data_ptr, given)
 
 
+SPREAD = 16   # a returned tensor's strides may spread it over at most this many times its bytes
+
+
 def _where_they_say(values: list, addresses: list, strides: list, again: Callable | None = None) -> None:
     """Trusted grading: each returned tensor's values are in the learner's kernel's memory at
     the address and strides torch there reports (read by the judge; nothing to check elsewhere),
@@ -124,6 +127,9 @@ def _where_they_say(values: list, addresses: list, strides: list, again: Callabl
                     f"case {c}, returned buffer {r}: torch where your code runs gives no address and strides for it "
                     f"(data_ptr() is {a!r}, stride() is {s!r})")
             size = (1 + sum((n - 1) * abs(k) for n, k in zip(v.shape, s))) * v.element_size()
+            assert size <= SPREAD * v.numel() * v.element_size() + 4096, (
+                f"case {c}, returned buffer {r}: its strides {tuple(s)}, as torch where your code runs gives them, "
+                f"spread its {v.numel()} values over {size} bytes of memory")
             spans.append((a, size))
             where.append((c, r, v, tuple(s)))
     got = kernel_memory(spans) if spans else None
@@ -146,7 +152,8 @@ def _where_they_say(values: list, addresses: list, strides: list, again: Callabl
             "not hold its values (read by the grader from your kernel's memory)")
     if again is None:
         return
-    flipped = [bytes(b ^ (1 + i % 255) for b in data) for i, data in enumerate(got)]
+    flipped = [(torch.frombuffer(bytearray(data), dtype=torch.uint8) ^ (1 + i % 255)).numpy().tobytes()
+               if data else b"" for i, data in enumerate(got)]
     try:
         kernel_memory([], [(a, d) for (a, _), d in zip(spans, flipped)])
         now = again()
