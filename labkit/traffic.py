@@ -585,13 +585,11 @@ class Meter:
             flows.resent += max(0, resent - was[3])
             if delta <= 0:
                 continue
-            src = next((self._rank[p] for p in pids if p in self._rank), None)
             # the receiving end is the socket with the two addresses swapped: an address alone
             # is not one socket (a listener's accepted sockets share its port, and Linux gives
             # one ephemeral port to connections of different processes to different peers)
             receiver = new.get((peer, local), ((),))[0]
-            dst = next((self._rank[p] for p in receiver if p in self._rank), "other")
-            key = (src if src is not None else "other", dst)
+            key = (self._holder(pids), self._holder(receiver))
             flows.sent[key] = flows.sent.get(key, 0) + delta
         if before["loopback"] is not None and after["loopback"] is not None:
             flows.loopback = after["loopback"] - before["loopback"]
@@ -602,6 +600,12 @@ class Meter:
                     f"measured (by receiving rank: {others}): the ranks are the workers the sandbox started and "
                     "listed, and only they may move the data")
         return flows
+
+    def _holder(self, pids: tuple) -> Any:
+        """The rank whose socket this is: the rank that alone holds it ("other" where a process
+        that is not that rank holds it too, such as one that lent it to a rank: SCM_RIGHTS)."""
+        ranks = {self._rank.get(p, "other") for p in pids}
+        return ranks.pop() if len(ranks) == 1 else "other"
 
     def watch(self) -> "_Watch":
         """``with meter.watch() as flows: ...``: ``flows`` is filled in when the block ends."""

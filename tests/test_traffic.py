@@ -125,6 +125,7 @@ def test_judged_meter_enters_the_namespace_and_reads_loopback(pool, monkeypatch)
     assert not meter._own_network() and flows.loopback is None
     # In the sandbox the namespace is the workers' own, and its counter covers what the sockets account for.
     monkeypatch.setattr(Meter, "_own_network", lambda self: True)
+    monkeypatch.setattr(Meter, "OTHERS_ALLOWED", 1 << 62)   # the host's network: other processes send too
     _, _, flows = _run(pool, meter, ring_, numel=30000)
     assert flows.loopback is not None
     assert flows.loopback >= sum(flows.to(r, (r + 1) % 3) for r in range(3)) + flows.resent
@@ -328,3 +329,19 @@ def test_a_worker_started_after_the_meter_is_refused_at_each_measurement(tmp_pat
     record.write_text("k5\n+11\n+12\n+13\n-13\n")
     with pytest.raises(RuntimeError, match="started or ended in this sandbox while a call was measured"):
         meter.between(before, meter.snapshot())
+
+
+def test_a_socket_a_rank_shares_with_another_process_is_not_that_ranks():
+    """A socket is a rank's only where that rank alone holds it: a worker off the sandbox's
+    list that lends its connections to a listed rank (SCM_RIGHTS) sends as "other"."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank, meter._loopback = "ss", {11: 0, 12: 1}, lambda: None
+    lines = lambda sent, users: (  # noqa: E731
+        f"0 0 127.0.0.1:5000 127.0.0.1:6000 users:({users})\n\t cubic bytes_sent:{sent} segs_out:9\n"
+        "0 0 127.0.0.1:6000 127.0.0.1:5000 users:((\"python\",pid=12,fd=3))\n\t cubic bytes_sent:0 segs_out:1\n")
+    alone, lent = "(\"python\",pid=11,fd=3)", "(\"python\",pid=40,fd=7),(\"python\",pid=11,fd=9)"
+    for users, key in ((alone, (0, 1)), (lent, ("other", 1))):
+        meter._run = lambda argv: lines(100, users)
+        before = meter.snapshot()
+        meter._run = lambda argv: lines(500, users)
+        assert meter.between(before, meter.snapshot()).sent == {key: 400}
