@@ -351,6 +351,7 @@ class Meter:
     HEADER = 52        # bytes of IPv4 + TCP headers (with timestamps) per segment on loopback
     HEADER_BOUND = 80  # what the loopback counter may add per segment (options, SACK blocks)
     OTHERS_ALLOWED = 4096  # bytes other processes of the sandbox may send while a call is measured
+    UNSEEN = 4096          # bytes the loopback may carry beyond what the counted connections account for
 
     def __init__(self, pool: Any):
         session = _judge_session()
@@ -593,6 +594,11 @@ class Meter:
             flows.sent[key] = flows.sent.get(key, 0) + delta
         if before["loopback"] is not None and after["loopback"] is not None:
             flows.loopback = after["loopback"] - before["loopback"]
+            seen = flows.total + flows.resent + self.HEADER_BOUND * flows.segments
+            if flows.loopback > seen + self.UNSEEN:
+                raise RuntimeError(
+                    f"the sandbox's network carried {flows.loopback} bytes while a call was measured, the "
+                    f"connections open after it account for {seen}: traffic on connections closed before the count")
             others = {dst: b for (src, dst), b in flows.sent.items() if src == "other"}
             if sum(others.values()) > self.OTHERS_ALLOWED:   # the sandbox's network holds the ranks alone
                 raise RuntimeError(

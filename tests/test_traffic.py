@@ -126,6 +126,7 @@ def test_judged_meter_enters_the_namespace_and_reads_loopback(pool, monkeypatch)
     # In the sandbox the namespace is the workers' own, and its counter covers what the sockets account for.
     monkeypatch.setattr(Meter, "_own_network", lambda self: True)
     monkeypatch.setattr(Meter, "OTHERS_ALLOWED", 1 << 62)   # the host's network: other processes send too
+    monkeypatch.setattr(Meter, "UNSEEN", 1 << 62)
     _, _, flows = _run(pool, meter, ring_, numel=30000)
     assert flows.loopback is not None
     assert flows.loopback >= sum(flows.to(r, (r + 1) % 3) for r in range(3)) + flows.resent
@@ -345,3 +346,25 @@ def test_a_socket_a_rank_shares_with_another_process_is_not_that_ranks():
         before = meter.snapshot()
         meter._run = lambda argv: lines(500, users)
         assert meter.between(before, meter.snapshot()).sent == {key: 400}
+
+
+def test_traffic_on_connections_closed_before_the_count_is_refused():
+    """Trusted grading: the sandbox's loopback carried more than the connections open after the
+    call account for (a pool that opens its connections for a call and closes them before the
+    meter looks): refused by the meter, for every notebook's checks."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank = "ss", {11: 0, 12: 1}
+    lines = lambda sent: (  # noqa: E731
+        f"0 0 127.0.0.1:5000 127.0.0.1:6000 users:((\"python\",pid=11,fd=3))\n\t cubic bytes_sent:{sent} segs_out:9\n"
+        "0 0 127.0.0.1:6000 127.0.0.1:5000 users:((\"python\",pid=12,fd=3))\n\t cubic bytes_sent:0 segs_out:1\n")
+    counter = iter([0, 240000, 240000, 1240000])
+    meter._loopback = lambda: next(counter)
+    meter._run = lambda argv: lines(0)
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(240000)
+    assert meter.between(before, meter.snapshot()).to(0, 1) == 240000
+    meter._run = lambda argv: lines(0)
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(240000)
+    with pytest.raises(RuntimeError, match="traffic on connections closed before the count"):
+        meter.between(before, meter.snapshot())
