@@ -122,11 +122,14 @@ def sandbox_host_pids(root: int, inner: set[int] | list[int]) -> dict[int, int]:
     return host
 
 
-def kernel_memory(spans: list[tuple[int, int]]) -> list[bytes] | None:
+def kernel_memory(spans: list[tuple[int, int]], writes: list[tuple[int, bytes]] | None = None
+                  ) -> list[bytes] | None:
     """Judge side: the bytes of the learner's kernel's memory at each (address, size), read by
     the judge from /proc/<kernel>/mem, the kernel named by the sandbox's record (never by
-    the kernel itself); a span that cannot be read gives b"". None where there is no judge,
-    no record (bubblewrap's sandbox) or no access to the kernel's memory."""
+    the kernel itself); a span that cannot be read gives b"". ``writes``: (address, bytes)
+    written there first, in order (a write that does not go through raises OSError). None
+    where there is no judge, no record (bubblewrap's sandbox) or no access to the kernel's
+    memory."""
     record = getattr(_session, "workers_record", "") if _session is not None else ""
     if not record:
         return None
@@ -136,7 +139,10 @@ def kernel_memory(spans: list[tuple[int, int]]) -> list[bytes] | None:
         if host is None:
             return None
         out = []
-        with open(f"/proc/{host}/mem", "rb", buffering=0) as mem:
+        with open(f"/proc/{host}/mem", "r+b" if writes else "rb", buffering=0) as mem:
+            for address, data in writes or []:
+                if os.pwrite(mem.fileno(), data, address) != len(data):
+                    raise OSError(f"{len(data)} bytes could not be written at {address:#x}")
             for address, size in spans:
                 try:
                     out.append(os.pread(mem.fileno(), size, address) if size else b"")
@@ -144,6 +150,8 @@ def kernel_memory(spans: list[tuple[int, int]]) -> list[bytes] | None:
                     out.append(b"")
         return out
     except OSError:
+        if writes:
+            raise
         return None
 
 

@@ -330,6 +330,10 @@ class Flows:
 _SOCK = re.compile(r"^(?:[A-Z-]+\s+)?\d+\s+\d+\s+(\S+:\d+)\s+(\S+:\d+)\s*(.*)$")
 
 
+_STARTED_WHILE_MEASURED = ("a worker was started or ended in this sandbox while a call was measured: only the "
+                           "ranks the meter was made for may run then")
+
+
 def _judge_session():
     import labkit.remote
 
@@ -346,6 +350,8 @@ class Meter:
 
     HEADER = 52        # bytes of IPv4 + TCP headers (with timestamps) per segment on loopback
     HEADER_BOUND = 80  # what the loopback counter may add per segment (options, SACK blocks)
+    OTHERS_ALLOWED = 4096  # bytes other processes of the sandbox may send while a call is measured
+    UNSEEN = 4096          # bytes the loopback may carry beyond what the counted connections account for
 
     def __init__(self, pool: Any):
         session = _judge_session()
@@ -354,6 +360,7 @@ class Meter:
         claimed = [int(p) for p in pool.pids()]
         record = getattr(session, "workers_record", "") if self.judged else ""
         self.pids = self._host_pids(claimed, session.pid if self.judged else os.getpid(), record)
+        self._record, self._ranks = record, set(claimed)
         self._rank = {pid: r for r, pid in enumerate(self.pids)}
         self._ss = shutil.which("ss")
         if self._ss is None:
@@ -435,6 +442,28 @@ class Meter:
                                "or were not forked by its PID 1")
         return [host[pid] for pid in claimed]
 
+    def _still_the_ranks(self) -> int:
+        """A forked sandbox: the workers alive on its list are still exactly the ranks this
+        meter was made for (a worker started later, such as a pool started after the meter,
+        is not measured, so none may be running); returns how long the list is now, so that a
+        measurement can require that no worker started or ended while it ran."""
+        if not getattr(self, "_record", ""):   # bubblewrap, self-study
+            return 0
+        from labkit.remote import sandbox_record
+
+        length = os.stat(self._record).st_size
+        _, alive = sandbox_record(self._record)
+        if alive != self._ranks:
+            raise RuntimeError(
+                f"the workers running in this sandbox are {sorted(alive)}, but this meter measures the "
+                f"ranks {sorted(self._ranks)} that were running when it was made: bytes and memory are "
+                "measured on the workers the sandbox listed then, and no other worker may run while they are")
+        return length
+
+    def _unchanged(self, length: int) -> None:
+        if self._still_the_ranks() != length:
+            raise RuntimeError(_STARTED_WHILE_MEASURED)
+
     def _run(self, argv: list[str]) -> str:
         if self.judged:
             prefix = ["nsenter", "-t", str(self.pids[0]), "-n"]
@@ -466,6 +495,7 @@ class Meter:
         """Every TCP socket of the namespace: (local, peer) -> (pids, bytes sent, segments,
         bytes resent). Bytes sent count each byte the process wrote once: TCP's own
         retransmissions (a loaded machine drops loopback packets now and then) are resent."""
+        listed = self._still_the_ranks()
         lo = self._loopback()
         text = self._run([self._ss, "-tinpH", "state", "established"])
         socks, lines = {}, text.splitlines()
@@ -484,7 +514,7 @@ class Meter:
             resent = int(resent.group(1)) if resent else 0
             socks[(local, peer)] = (pids, (int(sent.group(1)) if sent else 0) - resent,
                                     int(segs.group(1)) if segs else 0, resent)
-        return {"sockets": socks, "loopback": lo}
+        return {"sockets": socks, "loopback": lo, "listed": listed}
 
     def resident(self) -> list[int]:
         """Per rank, the bytes of memory its process holds now, its libraries' code aside
@@ -499,16 +529,19 @@ class Meter:
         of it afterwards."""
         self.pool.call(fn, per_rank_args, False)
         self.pool.release()
+        listed = self._still_the_ranks()
         before = self.resident()
         with self.watch() as flows:
             self.pool.call(fn, per_rank_args, False)
         self.pool.settle()
         kept = [a - b for a, b in zip(self.resident(), before)]
+        self._unchanged(listed)
         self.pool.release()
         return kept, flows
 
     def _status(self, *fields: str) -> list[int]:
         """Per rank, the sum of these fields of /proc/<pid>/status, in bytes."""
+        self._still_the_ranks()
         keys, out = tuple(f + ":" for f in fields), []
         for pid in self.pids:
             with open(f"/proc/{pid}/status") as f:
@@ -524,6 +557,7 @@ class Meter:
         what the run returned afterwards."""
         self.pool.call(fn, per_rank_args, False)
         self.pool.release()
+        listed = self._still_the_ranks()
         before = self._status("VmRSS")
         for pid in self.pids:
             try:
@@ -535,12 +569,15 @@ class Meter:
                                    "Linux 4.0 or newer") from None
         self.pool.call(fn, per_rank_args, False)
         peak = [a - b for a, b in zip(self._status("VmHWM"), before)]
+        self._unchanged(listed)
         self.pool.release()
         return peak
 
     def between(self, before: dict, after: dict) -> Flows:
         """Bytes each worker sent, to which worker ("other": to any other process)."""
         flows = Flows()
+        if before.get("listed") != after.get("listed"):
+            raise RuntimeError(_STARTED_WHILE_MEASURED)
         old, new = before["sockets"], after["sockets"]
         for (local, peer), (pids, sent, segs, resent) in new.items():
             was = old.get((local, peer), ((), 0, 0, 0))
@@ -549,17 +586,32 @@ class Meter:
             flows.resent += max(0, resent - was[3])
             if delta <= 0:
                 continue
-            src = next((self._rank[p] for p in pids if p in self._rank), None)
             # the receiving end is the socket with the two addresses swapped: an address alone
             # is not one socket (a listener's accepted sockets share its port, and Linux gives
             # one ephemeral port to connections of different processes to different peers)
             receiver = new.get((peer, local), ((),))[0]
-            dst = next((self._rank[p] for p in receiver if p in self._rank), "other")
-            key = (src if src is not None else "other", dst)
+            key = (self._holder(pids), self._holder(receiver))
             flows.sent[key] = flows.sent.get(key, 0) + delta
         if before["loopback"] is not None and after["loopback"] is not None:
             flows.loopback = after["loopback"] - before["loopback"]
+            seen = flows.total + flows.resent + self.HEADER_BOUND * flows.segments
+            if flows.loopback > seen + self.UNSEEN:
+                raise RuntimeError(
+                    f"the sandbox's network carried {flows.loopback} bytes while a call was measured, the "
+                    f"connections open after it account for {seen}: traffic on connections closed before the count")
+            others = {dst: b for (src, dst), b in flows.sent.items() if src == "other"}
+            if sum(others.values()) > self.OTHERS_ALLOWED:   # the sandbox's network holds the ranks alone
+                raise RuntimeError(
+                    f"processes that are not the pool's ranks sent {sum(others.values())} bytes while a call was "
+                    f"measured (by receiving rank: {others}): the ranks are the workers the sandbox started and "
+                    "listed, and only they may move the data")
         return flows
+
+    def _holder(self, pids: tuple) -> Any:
+        """The rank whose socket this is: the rank that alone holds it ("other" where a process
+        that is not that rank holds it too, such as one that lent it to a rank: SCM_RIGHTS)."""
+        ranks = {self._rank.get(p, "other") for p in pids}
+        return ranks.pop() if len(ranks) == 1 else "other"
 
     def watch(self) -> "_Watch":
         """``with meter.watch() as flows: ...``: ``flows`` is filled in when the block ends."""

@@ -488,3 +488,61 @@ def test_judge_mapped_memory_is_read_by_the_judge_not_asked_of_the_kernel(learne
     lb.list(lb.map(remote.Remote(("n", "rebind_")), rebound.there))
     assert all(torch.equal(a, b) for a, b in zip(rebound.read(), given))
     assert remote.kernel_memory([(0, 8)]) is None  # no sandbox record: nothing read
+
+
+SHARED_RESULT = '''
+import torch
+_real_data_ptr = torch.Tensor.data_ptr
+_copies, _asked = {}, {}
+def own_sums(buffers):
+    total = torch.stack(buffers).sum(0)
+    return [total.clone() for _ in buffers]
+def shared_sum(buffers):                      # one tensor for every worker, a copy each kept aside
+    out = [torch.stack(buffers).sum(0)] * len(buffers)
+    _copies[id(out[0])] = (out[0], [out[0].clone() for _ in out])
+    return out
+def plain_shared(buffers):
+    return [torch.stack(buffers).sum(0)] * len(buffers)
+def _not_an_int(self, asked=[0]):              # a fraction more each time: never the same twice
+    asked[0] += 1
+    return _real_data_ptr(self) + asked[0] / 4
+def _a_copys_address(self):                   # the shared result "lives" at the next copy's address
+    kept = _copies.get(id(self))
+    if kept is None or kept[0] is not self:
+        return _real_data_ptr(self)
+    n = _asked[id(self)] = _asked.get(id(self), -1) + 1
+    return _real_data_ptr(kept[1][n % len(kept[1])])
+torch.Tensor.data_ptr = _a_copys_address
+'''
+
+
+def test_a_returned_tensor_must_be_found_in_its_own_memory(learner, tmp_path, monkeypatch):
+    """03's calls_kept_there reads each returned tensor's memory at the address torch gives in
+    the kernel, changes it there and reads the tensor again: a result shared by every worker,
+    reported at the addresses of copies that hold its values, or at addresses that are not
+    ints, is refused; distinct results pass, and their memory is put back."""
+    from labkit.checks.allreduce import calls_kept_there
+
+    _, kc = learner
+    kc.execute_interactive(SHARED_RESULT, timeout=30)
+    remote._session.folder = str(tmp_path)
+    record = tmp_path / "record"                    # as a forked sandbox's PID 1 writes it
+    record.write_text(f"k{remote._session.pid}\n")
+    monkeypatch.setattr(remote._session, "workers_record", str(record))
+    monkeypatch.setattr(remote._session, "pid", os.getpid())   # the kernel's parent, as PID 1 is
+    cases = [[torch.arange(5.0), torch.ones(5)], [torch.tensor([2**60 + 1, -3]), torch.tensor([5, 7])] * 2]
+    outs, _, out_at, _ = calls_kept_there(remote.Remote(("n", "own_sums")), cases)
+    assert [[o.tolist() for o in out] for out in outs] == [[[1.0, 2.0, 3.0, 4.0, 5.0]] * 2,
+                                                         [[2 * (2**60 + 6), 8]] * 4]
+    assert remote.kernel_memory([(out_at[1][0], 16)]) == [torch.tensor([2 * (2**60 + 6), 8]).numpy().tobytes()]
+    with pytest.raises(AssertionError, match="returned buffer 0: the memory at the address torch gives for it "
+                                             r"\(data_ptr\) is not its own"):
+        calls_kept_there(remote.Remote(("n", "shared_sum")), cases)
+    kc.execute_interactive("torch.Tensor.data_ptr = _real_data_ptr\n"
+                           "torch.Tensor.stride = lambda self, *a, _s=torch.Tensor.stride: tuple(k << 30 for k in _s(self))",
+                           timeout=30)
+    with pytest.raises(AssertionError, match=r"returned buffer 0: its strides \(1073741824,\), as torch where"):
+        calls_kept_there(remote.Remote(("n", "own_sums")), cases)     # the judge reads no gigabytes
+    kc.execute_interactive("del torch.Tensor.stride; torch.Tensor.data_ptr = _not_an_int", timeout=30)
+    with pytest.raises(AssertionError, match=r"returned buffer 0: torch where your code runs gives no address"):
+        calls_kept_there(remote.Remote(("n", "plain_shared")), cases)

@@ -125,6 +125,8 @@ def test_judged_meter_enters_the_namespace_and_reads_loopback(pool, monkeypatch)
     assert not meter._own_network() and flows.loopback is None
     # In the sandbox the namespace is the workers' own, and its counter covers what the sockets account for.
     monkeypatch.setattr(Meter, "_own_network", lambda self: True)
+    monkeypatch.setattr(Meter, "OTHERS_ALLOWED", 1 << 62)   # the host's network: other processes send too
+    monkeypatch.setattr(Meter, "UNSEEN", 1 << 62)
     _, _, flows = _run(pool, meter, ring_, numel=30000)
     assert flows.loopback is not None
     assert flows.loopback >= sum(flows.to(r, (r + 1) % 3) for r in range(3)) + flows.resent
@@ -283,3 +285,86 @@ def test_the_meter_measures_the_workers_the_sandbox_lists_never_the_ones_named(t
         for k in kids:
             k.kill()
             k.wait()
+
+
+def test_bytes_sent_by_processes_that_are_not_ranks_are_refused():
+    """Trusted grading (the sandbox's own loopback counted): a process that is not one of the
+    pool's ranks (a pool the kernel started itself, off the sandbox's list, while decoys on the
+    list send a ring's share) sends nothing while a call is measured; the ranks' own bytes pass."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank = "ss", {11: 0, 12: 1}
+    lines = lambda ranks, others: (  # noqa: E731
+        "0 0 127.0.0.1:5000 127.0.0.1:6000 users:((\"python\",pid=11,fd=3))\n"
+        f"\t cubic bytes_sent:{ranks} segs_out:9\n"
+        "0 0 127.0.0.1:6000 127.0.0.1:5000 users:((\"python\",pid=12,fd=3))\n\t cubic bytes_sent:0 segs_out:1\n"
+        "0 0 127.0.0.1:7000 127.0.0.1:8000 users:((\"python\",pid=40,fd=3))\n"
+        f"\t cubic bytes_sent:{others} segs_out:9\n")
+    for loopback in (None, 0):   # None: self-study, the host's loopback (not counted)
+        meter._loopback = lambda: loopback
+        meter._run = lambda argv: lines(0, 0)
+        before = meter.snapshot()
+        meter._run = lambda argv: lines(240000, 4000)
+        assert meter.between(before, meter.snapshot()).to(0, 1) == 240000
+        meter._run = lambda argv: lines(240000, 240000)
+        if loopback is None:
+            assert meter.between(before, meter.snapshot()).to("other", "other") == 240000
+        else:
+            with pytest.raises(RuntimeError, match="not the pool's ranks sent 240000 bytes"):
+                meter.between(before, meter.snapshot())
+
+
+def test_a_worker_started_after_the_meter_is_refused_at_each_measurement(tmp_path):
+    """The sandbox's list is read again at every measurement: a worker started after the meter
+    was made (a pool started at its first call, while the decoys the meter was made on idle)
+    is refused, and so is one started and ended while a call was measured."""
+    meter = object.__new__(Meter)
+    record = tmp_path / "workers.record"
+    record.write_text("k5\n+11\n+12\n")
+    meter._record, meter._ranks, meter._rank = str(record), {11, 12}, {}
+    meter._ss, meter._loopback, meter._run = "ss", lambda: None, lambda argv: ""
+    before = meter.snapshot()
+    assert meter.between(before, meter.snapshot()).total == 0
+    record.write_text("k5\n+11\n+12\n+13\n")
+    with pytest.raises(RuntimeError, match=r"running in this sandbox are \[11, 12, 13\]"):
+        meter.snapshot()
+    record.write_text("k5\n+11\n+12\n+13\n-13\n")
+    with pytest.raises(RuntimeError, match="started or ended in this sandbox while a call was measured"):
+        meter.between(before, meter.snapshot())
+
+
+def test_a_socket_a_rank_shares_with_another_process_is_not_that_ranks():
+    """A socket is a rank's only where that rank alone holds it: a worker off the sandbox's
+    list that lends its connections to a listed rank (SCM_RIGHTS) sends as "other"."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank, meter._loopback = "ss", {11: 0, 12: 1}, lambda: None
+    lines = lambda sent, users: (  # noqa: E731
+        f"0 0 127.0.0.1:5000 127.0.0.1:6000 users:({users})\n\t cubic bytes_sent:{sent} segs_out:9\n"
+        "0 0 127.0.0.1:6000 127.0.0.1:5000 users:((\"python\",pid=12,fd=3))\n\t cubic bytes_sent:0 segs_out:1\n")
+    alone, lent = "(\"python\",pid=11,fd=3)", "(\"python\",pid=40,fd=7),(\"python\",pid=11,fd=9)"
+    for users, key in ((alone, (0, 1)), (lent, ("other", 1))):
+        meter._run = lambda argv: lines(100, users)
+        before = meter.snapshot()
+        meter._run = lambda argv: lines(500, users)
+        assert meter.between(before, meter.snapshot()).sent == {key: 400}
+
+
+def test_traffic_on_connections_closed_before_the_count_is_refused():
+    """Trusted grading: the sandbox's loopback carried more than the connections open after the
+    call account for (a pool that opens its connections for a call and closes them before the
+    meter looks): refused by the meter, for every notebook's checks."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank = "ss", {11: 0, 12: 1}
+    lines = lambda sent: (  # noqa: E731
+        f"0 0 127.0.0.1:5000 127.0.0.1:6000 users:((\"python\",pid=11,fd=3))\n\t cubic bytes_sent:{sent} segs_out:9\n"
+        "0 0 127.0.0.1:6000 127.0.0.1:5000 users:((\"python\",pid=12,fd=3))\n\t cubic bytes_sent:0 segs_out:1\n")
+    counter = iter([0, 240000, 240000, 1240000])
+    meter._loopback = lambda: next(counter)
+    meter._run = lambda argv: lines(0)
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(240000)
+    assert meter.between(before, meter.snapshot()).to(0, 1) == 240000
+    meter._run = lambda argv: lines(0)
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(240000)
+    with pytest.raises(RuntimeError, match="traffic on connections closed before the count"):
+        meter.between(before, meter.snapshot())

@@ -97,33 +97,75 @@ def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list,
 
     out_addresses = each(torch_there.Tensor.data_ptr, tensors)
     results = list_(kept)
-    _where_they_say(list_(map_(list_, tensors)), out_addresses, each(torch_there.Tensor.stride, tensors))
+    _where_they_say(list_(map_(list_, tensors)), out_addresses, each(torch_there.Tensor.stride, tensors),
+                    lambda: list_(map_(list_, tensors)))
     return results, [m.read() for m in mapped], out_addresses, each(torch_there.Tensor.data_ptr, given)
 
 
-def _where_they_say(values: list, addresses: list, strides: list) -> None:
+SPREAD = 16   # a returned tensor's strides may spread it over at most this many times its bytes
+
+
+def _where_they_say(values: list, addresses: list, strides: list, again: Callable | None = None) -> None:
     """Trusted grading: each returned tensor's values are in the learner's kernel's memory at
-    the address and strides torch there reports (read by the judge; nothing to check elsewhere)."""
+    the address and strides torch there reports (read by the judge; nothing to check elsewhere),
+    and that memory is the tensor's own: the judge changes each one's memory (its bytes XOR a
+    key of its own), ``again()`` (the returned tensors read once more through the kernel) must
+    show each tensor so changed, and the judge puts the memory back. A tensor reported at the
+    address of a copy that holds its values does not change; two on one memory show one key."""
     from labkit.remote import kernel_memory
 
     spans, where = [], []
     for c, (case, at, st) in enumerate(zip(values, addresses, strides)):
+        assert len(at) == len(st) == len(case), (
+            f"case {c}: {len(case)} returned buffers, but torch where your code runs gave {len(at)} addresses and "
+            f"{len(st)} strides for them")
         for r, (v, a, s) in enumerate(zip(case, at, st)):
-            if isinstance(v, torch.Tensor) and v.numel() and isinstance(a, int) and len(s) == v.dim():
-                size = (1 + sum((n - 1) * abs(int(k)) for n, k in zip(v.shape, s))) * v.element_size()
-                spans.append((a, size))
-                where.append((c, r, v, tuple(int(k) for k in s)))
+            if not (isinstance(v, torch.Tensor) and v.numel()):
+                continue
+            assert type(a) is int and type(s) in (list, tuple) and len(s) == v.dim() \
+                and all(type(k) is int for k in s), (
+                    f"case {c}, returned buffer {r}: torch where your code runs gives no address and strides for it "
+                    f"(data_ptr() is {a!r}, stride() is {s!r})")
+            size = (1 + sum((n - 1) * abs(k) for n, k in zip(v.shape, s))) * v.element_size()
+            assert size <= SPREAD * v.numel() * v.element_size() + 4096, (
+                f"case {c}, returned buffer {r}: its strides {tuple(s)}, as torch where your code runs gives them, "
+                f"spread its {v.numel()} values over {size} bytes of memory")
+            spans.append((a, size))
+            where.append((c, r, v, tuple(s)))
     got = kernel_memory(spans) if spans else None
     if got is None:
         return
+
+    def held(data: bytes, v: torch.Tensor, s: tuple) -> torch.Tensor | None:
+        if not len(data) or len(data) % v.element_size() or any(k < 0 for k in s):
+            return None
+        there = torch.frombuffer(bytearray(data), dtype=v.dtype).as_strided(tuple(v.shape), s)
+        return there.reshape(-1).contiguous().view(torch.uint8)
+
+    def bits(v: torch.Tensor) -> torch.Tensor:
+        return v.reshape(-1).contiguous().view(torch.uint8)
+
     for (c, r, v, s), data in zip(where, got):
-        ok = len(data) and len(data) % v.element_size() == 0 and all(k >= 0 for k in s)
-        if ok:
-            there = torch.frombuffer(bytearray(data), dtype=v.dtype).as_strided(tuple(v.shape), s)
-            ok = torch.equal(there.reshape(-1).contiguous().view(torch.uint8),
-                             v.reshape(-1).contiguous().view(torch.uint8))
-        assert ok, (f"case {c}, returned buffer {r}: the memory at the address torch gives for it (data_ptr) does "
-                    "not hold its values (read by the grader from your kernel's memory)")
+        there = held(data, v, s)
+        assert there is not None and torch.equal(there, bits(v)), (
+            f"case {c}, returned buffer {r}: the memory at the address torch gives for it (data_ptr) does "
+            "not hold its values (read by the grader from your kernel's memory)")
+    if again is None:
+        return
+    flipped = [(torch.frombuffer(bytearray(data), dtype=torch.uint8) ^ (1 + i % 255)).numpy().tobytes()
+               if data else b"" for i, data in enumerate(got)]
+    try:
+        kernel_memory([], [(a, d) for (a, _), d in zip(spans, flipped)])
+        now = again()
+    finally:
+        kernel_memory([], [(a, d) for (a, _), d in reversed(list(zip(spans, got)))])
+    for (c, r, v, s), data in zip(where, flipped):
+        seen = now[c][r]
+        assert isinstance(seen, torch.Tensor) and seen.dtype == v.dtype and seen.shape == v.shape \
+            and torch.equal(bits(seen), held(data, v, s)), (
+                f"case {c}, returned buffer {r}: the memory at the address torch gives for it (data_ptr) is not "
+                "its own: the grader changed that memory and the buffer did not change with it (or another "
+                "returned buffer lives there too)")
 
 
 def check_one_per_worker(out: Any, n: int) -> None:
@@ -278,7 +320,7 @@ def check_crossover(tree_ring_crossover: Callable, n: int, alpha: float, beta: f
 
 # ---- ring_allreduce_ across real processes ---------------------------------------------------
 
-HEADERS_PER_STEP, RECEIPTS_PER_STEP, UNSEEN = 256, 128, 4096
+HEADERS_PER_STEP, RECEIPTS_PER_STEP = 256, 128
 
 
 def sum_of(per_rank: list) -> torch.Tensor:
@@ -338,8 +380,8 @@ def check_only_right(flows: Any, n: int, what: str) -> None:
 def check_ring_share(flows: Any, n: int, numel: int, element_size: int, what: str) -> None:
     """Each rank sends its right neighbour at most a ring's share (2(N-1) chunks of ceil(numel/N)
     elements, plus headers) and, with data to send, something; all ranks together send at
-    least 2(N-1) times the tensor; and (trusted grading) the sandbox's network carried nothing
-    the counted connections do not account for."""
+    least 2(N-1) times the tensor (in trusted grading the meter itself refuses traffic that the
+    connections it counts do not account for, and traffic of processes that are not ranks)."""
     if n == 1:
         return
     share = 2 * (n - 1) * -(-numel // n) * element_size
@@ -355,13 +397,6 @@ def check_ring_share(flows: Any, n: int, numel: int, element_size: int, what: st
         total, least = sum(flows.to(r, (r + 1) % n) for r in range(n)), 2 * (n - 1) * numel * element_size
         assert total >= least, (f"{what}: the ranks sent {total} bytes in all; an allreduce of {numel * element_size} "
                                 f"bytes over {n} ranks sends at least 2(N-1) x that = {least}")
-    if flows.loopback is not None:  # trusted grading: everything the sandbox's loopback carried
-        from labkit.traffic import Meter
-
-        seen = flows.total + flows.resent + Meter.HEADER_BOUND * flows.segments
-        assert flows.loopback <= seen + UNSEEN, (
-            f"{what}: the sandbox's network carried {flows.loopback} bytes, the connections open after the call "
-            f"account for {seen}: traffic on connections closed before the count")
 
 
 def check_bytes(flows: Any, n: int, numel: int, element_size: int, what: str) -> None:
