@@ -147,8 +147,42 @@ def test_bubble_ratio_to_ideal_time_is_p_minus_1_over_m(ns):
 def test_summary_and_planner_say_where_their_figures_hold():
     text = _released()
     assert "whatever the order" not in text and "(p-1)/m" in text and "interleaved 1F1B" in text
-    assert "Data parallelism alone does not fit" not in text and "That holds for DDP only: ZeRO-3 or FSDP" in text
-    assert "ZeRO-3/FSDP (notebook 06)" in text  # the planner cell prints what ZeRO-3 keeps per device
+    assert "Data parallelism alone does not fit" not in text
+
+
+@pytest.fixture(scope="module")
+def planner():
+    """Section 5's budget (plan_cost), its example model and node, and the solution's best_plan."""
+    return notebook_namespace(NB, containing=("def plan_cost(",), grade_ids=("best_plan",))
+
+
+def test_the_planner_knows_zero_and_activations(planner):
+    """ZeRO shards the state over dp as notebook 06 does; activations count in what fits, and recomputation trades
+    them for a second forward; with ZeRO-3 data parallelism alone fits the 7B model on one node."""
+    cost, model, node = planner["plan_cost"], planner["llama7b"], planner["node"]
+    per_param = {z: cost(dict(model, zero=z), node, 8, 1, 1, 32)["state"] / model["params"] for z in range(4)}
+    assert per_param == pytest.approx({0: 16, 1: 4 + 12 / 8, 2: 2 + 14 / 8, 3: 16 / 8})
+    ddp, zero3 = cost(model, node, 8, 1, 1, 32), cost(dict(model, zero=3), node, 8, 1, 1, 32)
+    assert not ddp["fits"] and zero3["fits"] and zero3["activations"] > 0
+    assert zero3["comm"] == pytest.approx(1.5 * ddp["comm"])  # one all-gather more
+    kept, again = cost(model, node, 1, 2, 4, 32), cost(dict(model, recompute=True), node, 1, 2, 4, 32)
+    assert again["activations"] < kept["activations"] / 8 and again["step"] > kept["step"]
+    assert planner["best_plan"](dict(model, zero=3), dict(node, memory=40e9)) == (8, 1, 1)
+    assert planner["best_plan"](model, dict(node, memory=40e9)) != (8, 1, 1)
+
+
+def test_the_planner_runs_whole_sequences_and_counts_messages_per_micro_batch(planner):
+    """16 sequences are never cut into 32 micro-batches: m is the largest count up to the asked one that divides a
+    replica's sequences; a dp that does not divide the batch is refused; tensor-parallel latency is paid per
+    micro-batch and layer, also without pipeline stages."""
+    cost, model, node = planner["plan_cost"], planner["llama7b"], planner["node"]
+    assert [cost(model, node, dp, 8 // dp, 1, 32)["microbatches"] for dp in (1, 2, 4, 8)] == [32, 32, 16, 8]
+    assert cost(dict(model, batch=48), node, 1, 8, 1, 32)["microbatches"] == 24
+    with pytest.raises(ValueError, match="divide"):
+        cost(dict(model, batch=64), dict(node, devices=12), 3, 4, 1, 32)
+    fast = dict(node, bandwidth=float("inf"))
+    one, many = (cost(model, fast, 1, 2, 1, m)["comm"] for m in (1, 32))
+    assert many == pytest.approx(32 * one) and one == pytest.approx(model["layers"] * 4 * 2 * node["alpha"])
 
 
 def test_the_summary_names_only_the_ranks_the_cells_run():

@@ -1,6 +1,6 @@
 # cell: best_plan
 # scores: full
-# every triple of divisors, the budget evaluated once per plan, ties broken by sorting
+# every triple of divisors, the budget evaluated once per plan (what plan_cost refuses is skipped), ties broken by sorting
 import itertools
 
 n = cluster["devices"]
@@ -9,7 +9,10 @@ found = []
 for dp, tp, pp in itertools.product(divisors, repeat=3):
     if dp * tp * pp != n or tp > max_tp or model["layers"] % pp:
         continue
-    cost = plan_cost(model, cluster, dp, tp, pp, microbatches)
+    try:
+        cost = plan_cost(model, cluster, dp, tp, pp, microbatches)
+    except ValueError:  # a replica would get part of a sequence
+        continue
     if cost["fits"]:
         found.append((cost["step"], tp, pp, dp))
 if not found:

@@ -4,7 +4,7 @@
 n = cluster["devices"]
 twos = [2 ** k for k in range(n.bit_length())]
 plans = [(dp, tp, pp) for dp in twos for tp in twos for pp in twos
-         if dp * tp * pp == n and tp <= max_tp and model["layers"] % pp == 0
+         if dp * tp * pp == n and tp <= max_tp and model["layers"] % pp == 0 and model["batch"] % dp == 0
          and plan_cost(model, cluster, dp, tp, pp, microbatches)["fits"]]
 if not plans:
     raise ValueError("no plan fits in memory")
