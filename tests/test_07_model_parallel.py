@@ -113,6 +113,19 @@ def test_tensor_parallel_mlp_on_gloo_processes_equals_the_unsharded_layer(ns):
     torch.testing.assert_close(torch.cat([r[2] for r in results], dim=1), want[2])
 
 
+def test_torchs_parallelize_module_matches_the_learners_mlp_with_one_allreduce_each_way(ns):
+    """PyTorch's ColwiseParallel/RowwiseParallel on a DeviceMesh of 2 gloo processes gives the solution's outputs
+    and gradients on the same inputs, and issues one allreduce forward and one backward, as Megatron's f and g."""
+    full, shards = ns["mlp_case"](2, hidden=8)
+    results = workers.run(ns["dtensor_mlp_worker"], 2, full, backend="gloo", timeout=120)
+    mine = ns["tp_mlp_step"](*shards, ns["SimComm"](2))
+    for r, (y, dx, dw1, forward, backward) in enumerate(results):
+        torch.testing.assert_close(y, mine[0][r])
+        torch.testing.assert_close(dx, mine[1][r])
+        torch.testing.assert_close(dw1, mine[2][r])
+        assert forward == {"all_reduce": 1} and backward == {"all_reduce": 1}, (forward, backward)
+
+
 def _released(grade_id: str | None = None) -> str:
     """The learner's release (notebooks/), hidden tests already stripped: one cell's source, or every cell's."""
     import nbformat
