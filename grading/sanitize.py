@@ -27,7 +27,8 @@ code highlighting and tables use; inline styles only colour, background colour, 
 style, family and size (at most 32px, or relative and not larger), text decoration and
 alignment, vertical alignment, white space and padding (at most 2em). What it drops: every
 other output type (JavaScript, widget views, SVG, markdown and LaTeX outputs, JSON), widget
-state in the notebook's metadata, script, style, SVG and MathML elements with their content,
+state in the notebook's metadata, script, style, SVG and MathML elements with their content
+(maths written as $TeX$ in markdown is typeset as MathML made here: ``with_mathml``),
 forms, inputs, buttons, frames, objects, meta refreshes, event handlers, ids (headings keep
 theirs under a ``learner-`` prefix), every other style property (position, z-index, size,
 margins, transforms, backgrounds with images, ``url()``) and every link or image target with
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 import re
 
 import nh3
@@ -192,6 +194,78 @@ def clean_html(text: str) -> str:
     return _cleaner.clean(text)
 
 
+# Maths. Rendered markdown keeps TeX between $ or $$ as text, for MathJax to typeset in the
+# browser, which a feedback file opened on a hub without the internet never loads. The TeX is
+# made MathML here instead (latex2mathml), after the learner's HTML is cleaned: no MathML
+# element a learner writes survives the first pass, and the MathML made from the TeX is
+# cleaned on its own allow-list (layout elements, no links, no annotation-xml, mglyph or
+# malignmark) and once more with the page, so nothing reaches the page uncleaned.
+MATHML_TAGS = frozenset({
+    "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "mfrac", "msqrt", "mroot",
+    "msub", "msup", "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd",
+    "mstyle", "mpadded", "mphantom", "menclose"})
+_MATHML_ATTRIBUTES = {
+    "math": {"display"}, "mi": {"mathvariant"}, "mstyle": {"displaystyle", "scriptlevel"},
+    "mo": {"stretchy", "fence", "separator", "form", "largeop", "movablelimits", "lspace",
+           "rspace", "minsize", "maxsize"},
+    "mfrac": {"linethickness"}, "mspace": {"width"}, "menclose": {"notation"},
+    "mtable": {"columnalign", "rowspacing", "columnspacing"}, "mtd": {"columnalign"},
+    "mpadded": {"width", "height", "depth", "lspace", "voffset"}}
+_MATHML_VALUE = re.compile(r"[A-Za-z0-9 .%+-]{1,40}\Z")
+_MATH = re.compile(r"\$\$(?P<block>[^$]+?)\$\$|(?<![\\$])\$(?P<inline>[^$\s](?:[^$]*?[^$\s])?)\$")
+_TAG = re.compile(r"(<[^>]*>)")
+_VERBATIM = ("code", "pre")
+
+
+def _math_attribute(tag: str, name: str, value: str) -> str | None:
+    if tag == "math" and name == "display":
+        return value if value in ("block", "inline") else None
+    return value if _MATHML_VALUE.match(value) else None
+
+
+def _page_attribute(tag: str, name: str, value: str) -> str | None:
+    return (_math_attribute if tag in MATHML_TAGS else _attribute)(tag, name, value)
+
+
+_MATH_KWARGS = dict(clean_content_tags=set(DROP_WITH_CONTENT - {"math"}), strip_comments=True)
+_math_cleaner = nh3.Cleaner(
+    tags=set(MATHML_TAGS), attributes={t: set(a) for t, a in _MATHML_ATTRIBUTES.items()},
+    attribute_filter=_math_attribute, url_schemes=set(), **_MATH_KWARGS)
+_page_cleaner = nh3.Cleaner(
+    tags=set(TAGS | MATHML_TAGS),
+    attributes={**{tag: set(names) for tag, names in _ATTRIBUTES.items()},
+                **{t: set(a) for t, a in _MATHML_ATTRIBUTES.items()}},
+    attribute_filter=_page_attribute, link_rel="noopener noreferrer",
+    url_schemes={*LINK_SCHEMES, "data"}, url_relative=_relative,
+    filter_style_properties=set(CSS_PROPERTIES), **_MATH_KWARGS)
+
+
+def _mathml(match: re.Match) -> str:
+    from latex2mathml.converter import convert
+
+    block = match.group("block") is not None
+    tex = html.unescape(match.group("block") if block else match.group("inline"))
+    try:
+        made = convert(tex, display="block" if block else "inline")
+    except Exception:  # noqa: BLE001 (TeX it cannot read stays as the learner wrote it)
+        return match.group(0)
+    return _math_cleaner.clean(made)
+
+
+def with_mathml(text: str) -> str:
+    """Cleaned HTML with each $TeX$ and $$TeX$$ outside code made MathML, cleaned again."""
+    pieces, verbatim, changed = _TAG.split(text), 0, False
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            name = re.match(r"</?([A-Za-z0-9]+)", piece)
+            if name and name.group(1).lower() in _VERBATIM:
+                verbatim = max(0, verbatim + (-1 if piece.startswith("</") else 1))
+        elif not verbatim and "$" in piece:
+            pieces[i] = _MATH.sub(_mathml, piece)
+            changed = changed or pieces[i] != piece
+    return _page_cleaner.clean("".join(pieces)) if changed else text
+
+
 _exporter = None
 
 
@@ -205,7 +279,7 @@ def markdown2html(context, source: str) -> str:
         from nbconvert.exporters import HTMLExporter
 
         _exporter = HTMLExporter()
-    return clean_html(strip_files_prefix(_exporter.markdown2html(context, source)))
+    return with_mathml(clean_html(strip_files_prefix(_exporter.markdown2html(context, source))))
 
 
 def _text(value) -> str:

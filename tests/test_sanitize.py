@@ -265,7 +265,7 @@ def test_markdown_cleaned_after_rendering(source, html):
 
 def test_honest_markdown_is_kept():
     """Headings (their ids under a prefix, so none clashes with the page's), code blocks with
-    their highlighting, tables, lists, emphasis, maths (MathJax reads it from the text)."""
+    their highlighting, tables, lists, emphasis, maths (as MathML)."""
     source = ("# Ring all-reduce\n\nSee [above](#Ring-all-reduce). *Each* rank **sends** "
               "$a < b$.\n\n```python\nimport torch\n```\n\n| rank | bytes |\n|---|---|\n"
               "| 0 | 8 |\n\n- one\n- two\n")
@@ -275,7 +275,30 @@ def test_honest_markdown_is_kept():
     assert '<span class="kn">import</span>' in html and '<div class="highlight">' in html
     assert "<th>rank</th>" in html and "<td>8</td>" in html and "<li>one</li>" in html
     assert "<em>Each</em>" in html and "<strong>sends</strong>" in html
-    assert "$a &lt; b$" in html
+    assert '<math display="inline"><mrow><mi>a</mi><mo>&lt;</mo><mi>b</mi></mrow></math>' in html
+
+
+def test_maths_become_mathml_that_needs_no_script():
+    """$TeX$ and $$TeX$$ are typeset as MathML (a feedback file on a hub without the internet never
+    loads MathJax, and showed them raw); TeX in code, a lone dollar and TeX it cannot read stay text."""
+    html = md("The bubble is $\\frac{p-1}{m+p-1}$.\n\n$$2^{-23}$$\n\n`$x$` costs $5 and $6; $\\frac{$")
+    assert '<math display="inline"><mrow><mfrac>' in html and "<mi>p</mi>" in html
+    assert '<math display="block"><mrow><msup><mn>2</mn>' in html
+    assert "<code>$x$</code>" in html and "costs $5 and $6" in html and "$\\frac{$" in html
+
+
+@pytest.mark.parametrize("source", [
+    "$\\href{javascript:alert('PWNM1')}{x}$",                      # a link made by the TeX
+    "$\\text{<script>alert('PWNM2')</script>}$",                   # markup in TeX text
+    "$$\\text{<img src=x onerror=alert('PWNM3')>}$$",
+    "<math><mi><a href=\"javascript:alert('PWNM4')\">y</a></mi></math> $y$",  # the learner's MathML
+    "<math><mtext><mglyph><style><img src=x onerror=alert('PWNM5')></style></mglyph></mtext></math>$z$",
+])
+def test_mathml_made_from_tex_carries_no_script(source):
+    html = md(source)
+    assert "<math" in html  # the $...$ beside it was typeset
+    for bad in ("javascript", "<script", "onerror", "<a ", "<img", "<style", "mglyph", "href"):
+        assert bad not in html, (bad, html)
 
 
 # Forms that reached the formgrader's page and the feedback through the regex sanitizer
@@ -381,3 +404,15 @@ def test_attack_forms_are_harmless_in_the_page(template, marker):
     page = render(nb, template, course_config=True)
     assert not acting(page, [marker]), page
     assert not covering(page), covering(page)
+
+
+@pytest.mark.parametrize("template", ["formgrade", "feedback"])
+def test_a_feedback_page_typesets_the_notebooks_maths(template):
+    """The pages the course's config renders carry the markdown's maths as MathML (they showed
+    raw $$...$$ where MathJax could not load); nbconvert's defaults leave the TeX as text."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+        "Predicted bubble: $$\\frac{p-1}{m+p-1}$$")])
+    assert "<mfrac>" in render(nb, template, course_config=True)
+    assert "<mfrac>" not in render(nb, template, course_config=False)
