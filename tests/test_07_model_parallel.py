@@ -200,3 +200,66 @@ def test_the_planner_runs_whole_sequences_and_counts_messages_per_micro_batch(pl
 
 def test_the_summary_names_only_the_ranks_the_cells_run():
     assert "1, 2 and 4 simulated ranks" not in _released()
+
+
+@pytest.mark.parametrize("t_f, t_b", [(1.0, 2.0), (1.0, 1.0), (3.0, 1.0)])
+def test_simulated_interleaved_bubble_is_megatrons_over_v(ns, t_f, t_b):
+    """Chunked schedules run in simulate: the reference's bubble is (p-1)/(vm+p-1), idle/busy (p-1)/(vm), device s
+    holds v p - s chunks' activations at most, and one micro-batch sends 2 (v p - 1) messages."""
+    for p, v in itertools.product(range(1, 6), range(1, 5)):
+        for m in (p, 2 * p, 4 * p):
+            sched = ns["interleaved_schedule"](p, m, v)
+            _, makespan, bubble = ns["simulate"](sched, t_f, t_b)
+            assert bubble == pytest.approx((p - 1) / (v * m + p - 1), abs=1e-12), (p, m, v)
+            assert bubble / (1 - bubble) == pytest.approx((p - 1) / (v * m), abs=1e-12), (p, m, v)
+            assert makespan == pytest.approx((m + (p - 1) / v) * (t_f + t_b)), (p, m, v)
+            assert [ns["peak_activations"](ops) for ops in sched] == [v * p - s for s in range(p)], (p, m, v)
+            assert ns["messages_per_microbatch"](sched) == (2 * (v * p - 1) if p > 1 else 0), (p, v)
+
+
+def test_simulate_runs_chunk_dependencies_across_devices(ns):
+    """Chunk 1 of device 0 waits for chunk 0 of the last device; the backward goes the other way; 'W' waits for 'B'."""
+    spans, makespan, _ = ns["simulate"]([[("F", 0, 0), ("F", 0, 1), ("B", 0, 1), ("B", 0, 0)],
+                                         [("F", 0, 0), ("F", 0, 1), ("B", 0, 1), ("B", 0, 0)]], 1.0, 2.0)
+    assert [s[-2:] for s in spans[0]] == [(0.0, 0.5), (1.0, 1.5), (3.0, 4.0), (5.0, 6.0)]
+    assert [s[-2:] for s in spans[1]] == [(0.5, 1.0), (1.5, 2.0), (2.0, 3.0), (4.0, 5.0)]
+    assert spans[0][0] == ("F", 0, 0, 0.0, 0.5) and makespan == 6.0
+    with pytest.raises(ValueError, match="deadlocks"):
+        ns["simulate"]([[("F", 0, 0), ("B", 0, 0), ("F", 0, 1), ("B", 0, 1)], [("F", 0, 0), ("F", 0, 1), ("B", 0, 1), ("B", 0, 0)]])
+    spans, makespan, _ = ns["simulate"]([[("F", 0), ("B", 0), ("W", 0)]], 1.0, 2.0)
+    assert [s[-2:] for s in spans[0]] == [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)] and makespan == 3.0
+    with pytest.raises(ValueError, match="unknown operation"):
+        ns["simulate"]([[("X", 0)]])
+
+
+def test_zero_bubble_h1_leaves_p_minus_1_forwards_of_bubble(ns):
+    """ZB-H1 as the notebook builds it (m >= p): every operation once, idle (p-1) t_f per stage, every stage holding p."""
+    for p, m in ((p, m) for p, m in itertools.product(range(1, 7), range(1, 13)) if m >= p):
+        zb = ns["zero_bubble_h1"](p, m)
+        for ops in zb:
+            assert sorted(ops) == sorted((o, i) for o in "FBW" for i in range(m)), (p, m)
+        _, makespan, bubble = ns["simulate"](zb, 1.0, 2.0)
+        assert makespan == pytest.approx(3 * m + p - 1), (p, m)
+        assert [ns["peak_activations"](ops) for ops in zb] == [p] * p, (p, m)
+        assert bubble < ns["simulate"](ns["pipeline_schedule"]("1f1b", p, m))[2] or p == 1, (p, m)
+
+
+def test_timeline_draws_interleaved_with_chunk_labels(ns):
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    ns["draw_pipeline"](fig, "interleaved", 2, 4, 2)
+    ax = fig.axes[0]
+    assert "interleaved v=2" in ax.get_title() and "bubble 11.1%" in ax.get_title()
+    assert {"0a", "0b", "3b"} <= {t.get_text() for t in ax.texts}
+    fig = Figure()
+    ns["draw_pipeline"](fig, "interleaved", 4, 6, 2)   # 6 is no multiple of 4: said, AFAB drawn
+    assert "multiple of num_stages" in fig.axes[0].get_title()
+
+
+def test_the_released_interleaved_exercise_hands_over_no_warm_up():
+    """Exercise 6b's markdown and visible test state the contract, not the warm-up count."""
+    text = _released().split("### Exercise 6b")[1].split("Megatron's paper gives the interleaved bubble")[0]
+    for formula in ("p - s - 1", "v * p - s", "(v - 1) * p", "v p - s", "vp - s", "(v-1)p", "(v - 1)p"):
+        assert formula not in text, formula
+    assert "check_interleaved(" in _released("test_interleaved_schedule")

@@ -12,6 +12,7 @@ served by the judge, so the bytes it counts are counted there.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable
 
 import torch
@@ -123,8 +124,8 @@ class MlpCheck:
 
 
 def pretty(ops: list) -> str:
-    """A stage's operations as text: F0 F1 B0 ..."""
-    return " ".join(f"{o}{i}" for o, i in ops)
+    """A stage's operations as text: F0 F1 B0 ..., with chunks F0.0 F1.0 F0.1 ..."""
+    return " ".join(f"{op[0]}{op[1]}" + "".join(f".{c}" for c in op[2:]) for op in ops)
 
 
 class ScheduleCheck:
@@ -163,3 +164,49 @@ class ScheduleCheck:
             afab = [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
             check_close(self.simulate(got)[1], self.simulate(afab)[1],
                         f"{what}: step time (t_f 1, t_b 2) against AFAB's", rtol=1e-9)
+
+
+class InterleavedCheck:
+    """interleaved_schedule(num_stages, num_microbatches, num_chunks), its steps timed by the notebook's
+    ``simulate``."""
+
+    def __init__(self, interleaved_schedule: Callable, simulate: Callable):
+        self.schedule, self.simulate = interleaved_schedule, simulate
+
+    def __call__(self, p: int, m: int, v: int, ratios: list = ((1.0, 2.0),), peaks: list | None = None) -> None:
+        """The properties Exercise 6b states, device by device: every forward and backward of every micro-batch
+        through every chunk once; for each (t_f, t_b) of ``ratios``, an order simulate runs without deadlock in
+        the step the pipe allows, m (t_f + t_b) plus (p - 1)(t_f + t_b) / v; with ``peaks``, device s holding
+        at most peaks[s] chunks' activations (forwards run and backwards not yet)."""
+        got = self.schedule(p, m, v)
+        what = f"{p} devices, {m} micro-batches, {v} chunks"
+        assert isinstance(got, list) and len(got) == p, f"{what}: expected a list of {p} lists, one per device"
+        got = [[tuple(op) for op in ops] for ops in got]
+        want = Counter((o, i, c) for o in "FB" for i in range(m) for c in range(v))
+        for s, ops in enumerate(got):
+            assert Counter(ops) == want, (f"{what}: device {s} runs {pretty(ops)}; expected the forward and the "
+                                          f"backward of every micro-batch 0..{m - 1} through every chunk 0..{v - 1} "
+                                          "once, each ('F', i, c) or ('B', i, c)")
+            held = [0]
+            for op in ops:
+                held.append(held[-1] + (1 if op[0] == "F" else -1))
+            if peaks is not None:
+                assert max(held) <= peaks[s], (
+                    f"{what}: device {s} runs {pretty(ops)}, holding up to {max(held)} chunks' activations; the "
+                    f"shortest step needs no more than {peaks[s]} (a warm-up longer than it needs)")
+        for t_f, t_b in ratios:
+            try:
+                step = self.simulate(got, t_f, t_b)[1]
+            except ValueError as exc:
+                raise AssertionError(f"{what}: {exc}") from None
+            check_close(step, (m + (p - 1) / v) * (t_f + t_b), f"{what}: step time (t_f {t_f}, t_b {t_b}) against "
+                        "m (t_f + t_b) of work plus (p - 1)(t_f + t_b) / v of fill and drain", rtol=1e-9)
+
+    def refuses(self, args: tuple, name: str) -> None:
+        """interleaved_schedule(*args) raises a ValueError whose message names the argument ``name``."""
+        try:
+            self.schedule(*args)
+        except ValueError as exc:
+            assert name in str(exc), f"interleaved_schedule{args}: the ValueError should name {name}; it says {exc}"
+        else:
+            raise AssertionError(f"interleaved_schedule{args}: expected a ValueError naming {name}")
