@@ -150,25 +150,18 @@ def pytest_collection_modifyitems(config, items):
 def chromium():
     """One Playwright and one headless Chromium per test process, shared by every test that
     drives a browser (Playwright's sync API runs one instance per thread), closed at the end."""
-    from tests.browser.lab import CHROMIUM, CHROMIUM_ARGS, chromium_missing_message
+    from tests.browser.lab import chromium_missing_message, headless_chromium
 
     missing = chromium_missing_message()
     if missing:
         pytest.fail(missing, pytrace=False)
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         pytest.fail("the Python package 'playwright' is missing: make test installs it "
                     "(pip install -e '.[test]')", pytrace=False)
-    playwright = sync_playwright().start()
-    try:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-    finally:
-        playwright.stop()
+    with headless_chromium() as browser:
+        yield browser
 
 
 _RERUNS: list = []

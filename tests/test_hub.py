@@ -39,6 +39,7 @@ import tempfile
 import time
 import urllib.request
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -66,18 +67,31 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("hu
 
 # ---------------------------------------------------------------- the exercise answered
 
+def exercises() -> list[tuple[str, str, float]]:
+    """(solution cell grade_id, its answer without the solution markers, points of the test
+    cells that follow it) for every code exercise of the notebook, in order."""
+    nb = nbformat.read(SOLUTIONS / A / NB, as_version=4)
+    meta = [c.metadata.get("nbgrader", {}) for c in nb.cells]
+    found = []
+    for i, cell in enumerate(nb.cells):
+        if meta[i].get("solution") and cell.cell_type == "code":
+            answer = "\n".join(ln for ln in cell.source.splitlines()
+                               if "### BEGIN SOLUTION" not in ln and "### END SOLUTION" not in ln)
+            after = sum(float(m.get("points", 0)) for m in meta[i + 1:] if m.get("grade"))
+            found.append((meta[i]["grade_id"], answer, after))
+    return found
+
+
+def total_points() -> float:
+    nb = nbformat.read(SOLUTIONS / A / NB, as_version=4)
+    return sum(float(c.metadata.get("nbgrader", {}).get("points", 0)) for c in nb.cells
+               if c.metadata.get("nbgrader", {}).get("grade"))
+
+
 def answered_exercise() -> tuple[str, str, float, float]:
     """(solution cell grade_id, its answer without the solution markers, points of the test
     cells that follow it, points of the whole notebook) for the notebook's last exercise."""
-    nb = nbformat.read(SOLUTIONS / A / NB, as_version=4)
-    meta = [c.metadata.get("nbgrader", {}) for c in nb.cells]
-    last = max(i for i, m in enumerate(meta) if m.get("solution") and nb.cells[i].cell_type
-               == "code")
-    answer = "\n".join(ln for ln in nb.cells[last].source.splitlines()
-                       if "### BEGIN SOLUTION" not in ln and "### END SOLUTION" not in ln)
-    after = sum(float(m.get("points", 0)) for m in meta[last + 1:] if m.get("grade"))
-    total = sum(float(m.get("points", 0)) for m in meta if m.get("grade"))
-    return meta[last]["grade_id"], answer, after, total
+    return (*exercises()[-1], total_points())
 
 
 # ---------------------------------------------------------------- the hub
@@ -97,8 +111,9 @@ def _processes_of(marker: str) -> list[int]:
 
 
 class Hub:
-    def __init__(self, base: Path):
-        self.base = base
+    def __init__(self, base: Path, students: tuple[str, ...] = (STUDENT, OTHER),
+                 instructor: str = INSTRUCTOR):
+        self.base, self.students, self.instructor = base, students, instructor
         # one checkout, as README's loop runs: the course make hub closes (2770, files 0660)
         # holds the code that grades it (its labkit is what the sandbox imports)
         self.course = scratch_course(base / "course")
@@ -126,7 +141,7 @@ class Hub:
             [sys.executable, str(REPO / "grading" / "hub" / "run.py"), "--port", str(self.port),
              "--state", str(self.state), "--course", str(self.course),
              "--exchange", str(self.exchange),
-             "--students", f"{STUDENT},{OTHER}", "--instructor", INSTRUCTOR,
+             "--students", ",".join(self.students), "--instructor", self.instructor,
              "--password", PASSWORD],
             cwd=REPO, env=env, stdout=open(self.log, "wb"), stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -182,6 +197,29 @@ class Hub:
 
 
 
+@contextmanager
+def running_hub(students: tuple[str, ...] = (STUDENT, OTHER), instructor: str = INSTRUCTOR):
+    """A started Hub on a scratch course; on leaving, even after a failure, the hub stopped,
+    its folders (course copy, exchange) removed and its accounts with their homes deleted."""
+    from grading.hub.run import remove_accounts
+
+    accounts = [*students, instructor]
+    remove_accounts(accounts)  # a run killed before its clean-up
+    base = Path(tempfile.mkdtemp(prefix="course-hub-"))
+    base.chmod(0o755)
+    h = Hub(base, students, instructor)
+    try:
+        h.start()
+        yield h
+    finally:
+        left = h.stop()
+        shutil.rmtree(base, ignore_errors=True)
+        remove_accounts(accounts)
+        kept = [n for n in accounts if Path("/home", n).exists() or _account(n)]
+        assert not left, f"the hub left processes behind after Ctrl+C: {left}"
+        assert not kept, f"accounts or home folders left behind: {kept}"
+
+
 @pytest.fixture(scope="module")
 def hub():
     missing = chromium_missing_message()
@@ -189,22 +227,8 @@ def hub():
         pytest.fail(missing, pytrace=False)
     if os.geteuid() != 0:
         pytest.skip("the hub makes Unix accounts and runs servers as them: needs root")
-    from grading.hub.run import remove_accounts
-
-    remove_accounts(list(ACCOUNTS))  # a run killed before its clean-up
-    base = Path(tempfile.mkdtemp(prefix="course-hub-"))
-    base.chmod(0o755)
-    h = Hub(base)
-    try:
-        h.start()
+    with running_hub() as h:
         yield h
-    finally:
-        left = h.stop()
-        shutil.rmtree(base, ignore_errors=True)
-        remove_accounts(list(ACCOUNTS))
-        kept = [n for n in ACCOUNTS if Path("/home", n).exists() or _account(n)]
-        assert not left, f"the hub left processes behind after Ctrl+C: {left}"
-        assert not kept, f"accounts or home folders left behind: {kept}"
 
 
 def _account(name: str):
@@ -300,6 +324,47 @@ def click_in_row(panel, list_id: str, button: str, timeout_s: float = 60) -> Non
     row.first.get_by_role("button", name=button, exact=True).click()
 
 
+def fetch_answer_submit(page, user: str, answers: list[tuple[str, str]]):
+    """In the user's JupyterLab: Assignment List > Fetch, each (grade_id, answer) typed into
+    its cell and saved, Submit. The Assignment List panel, for Fetch Feedback later."""
+    home = Path(pwd.getpwnam(user).pw_dir)
+    panel = open_assignment_list(page)
+    click_in_row(panel, "released_assignments_list", "Fetch")
+    (home / A / NB).exists() or panel.locator("#fetched_assignments_list").get_by_text(A).first \
+        .wait_for(timeout=60_000)
+    assert (home / A / NB).is_file(), f"Fetch did not put {A}/{NB} in {home}"
+    for grade_id, answer in answers:
+        answer_in_notebook(page, f"{A}/{NB}", grade_id, answer)
+        saved = nbformat.read(home / A / NB, as_version=4)
+        cell = next(c for c in saved.cells
+                    if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+        assert "raise NotImplementedError" not in cell.source and \
+            answer.split("\n")[-1].strip() in cell.source, \
+            f"the typed answer was not saved:\n{cell.source}"
+    page.evaluate("() => window.jupyterapp.shell.activateById('nbgrader-assignment-list')")
+    page.locator("#refresh_assignments_list").click()
+    click_in_row(panel, "fetched_assignments_list", "Submit")
+    panel.locator("#submitted_assignments_list .list_item").filter(has_text=A).first.wait_for(
+        timeout=60_000)
+    return panel
+
+
+def fetch_feedback(page, panel, user: str) -> list[Path]:
+    """Assignment List > Fetch Feedback; the feedback files it put in the user's folder."""
+    page.evaluate("() => window.jupyterapp.shell.activateById('nbgrader-assignment-list')")
+    page.locator("#refresh_assignments_list").click()
+    click_in_row(panel, "submitted_assignments_list", "Fetch Feedback")
+    panel.get_by_text("(view feedback)").first.wait_for(timeout=60_000)
+    return sorted((Path(pwd.getpwnam(user).pw_dir) / A / "feedback").glob(f"*/{A}.html"))
+
+
+def make_autograde(course: Path, collected: Path, *options: str, timeout_s: float = 600):
+    """make autograde ASSIGNMENT=A SUBMISSIONS=<collected>, run in the course the hub closed."""
+    return subprocess.run([sys.executable, str(course / "grading" / "autograde.py"), A,
+                           str(collected), *options],
+                          cwd=course, capture_output=True, text=True, timeout=timeout_s)
+
+
 # ---------------------------------------------------------------- the tests
 
 @pytest.fixture(scope="module")
@@ -319,7 +384,6 @@ def flow(hub, browser):
 
 def run_flow(hub, browser, started: list) -> dict:
     grade_id, answer, expected, total = answered_exercise()
-    home = Path(pwd.getpwnam(STUDENT).pw_dir)
     timings = {}
     t0 = time.monotonic()
 
@@ -341,21 +405,7 @@ def run_flow(hub, browser, started: list) -> dict:
     timings["release, log in, spawn"] = time.monotonic() - t0
     formgrader = page.request.get(f"{hub.url}/user/{STUDENT}/formgrader")
     assert formgrader.status == 404, "a student's server must not serve the formgrader"
-    panel = open_assignment_list(page)
-    click_in_row(panel, "released_assignments_list", "Fetch")
-    (home / A / NB).exists() or panel.locator("#fetched_assignments_list").get_by_text(A).first \
-        .wait_for(timeout=60_000)
-    assert (home / A / NB).is_file(), f"Fetch did not put {A}/{NB} in {home}"
-    answer_in_notebook(page, f"{A}/{NB}", grade_id, answer)
-    saved = nbformat.read(home / A / NB, as_version=4)
-    cell = next(c for c in saved.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-    assert "raise NotImplementedError" not in cell.source and answer.split("\n")[-1].strip() \
-        in cell.source, f"the typed answer was not saved:\n{cell.source}"
-    page.evaluate("() => window.jupyterapp.shell.activateById('nbgrader-assignment-list')")
-    page.locator("#refresh_assignments_list").click()
-    click_in_row(panel, "fetched_assignments_list", "Submit")
-    panel.locator("#submitted_assignments_list .list_item").filter(has_text=A).first.wait_for(
-        timeout=60_000)
+    panel = fetch_answer_submit(page, STUDENT, [(grade_id, answer)])
     page.screenshot(path=str(SCREENSHOTS / "hub__student_submitted.png"))
     timings["fetch, answer, submit"] = time.monotonic() - t0 - sum(timings.values())
 
@@ -369,10 +419,7 @@ def run_flow(hub, browser, started: list) -> dict:
     timings["collect"] = time.monotonic() - t0 - sum(timings.values())
     lms = grade_lms_zip(collected / STUDENT / A / NB, hub.base / "lms")  # meanwhile
     started.append(lms[0])
-    grade = subprocess.run(  # make autograde, run in the course the hub closed
-        [sys.executable, str(hub.course / "grading" / "autograde.py"), A, str(collected),
-         "--jobs", "1", "--cell-timeout", "60"],
-        cwd=hub.course, capture_output=True, text=True, timeout=600)
+    grade = make_autograde(hub.course, collected, "--jobs", "1", "--cell-timeout", "60")
     assert grade.returncode == 0, grade.stdout[-3000:] + grade.stderr[-3000:]
     feedback = hub.course / "grading" / "feedback" / STUDENT / A
     assert (feedback / f"{A}.html").is_file(), grade.stdout[-3000:]
@@ -391,12 +438,9 @@ def run_flow(hub, browser, started: list) -> dict:
     timings["instructor's formgrader"] = time.monotonic() - t0 - sum(timings.values())
 
     # 4. the student fetches the feedback
-    page.locator("#refresh_assignments_list").click()
-    click_in_row(panel, "submitted_assignments_list", "Fetch Feedback")
-    panel.get_by_text("(view feedback)").first.wait_for(timeout=60_000)
+    fetched = fetch_feedback(page, panel, STUDENT)
     page.screenshot(path=str(SCREENSHOTS / "hub__student_feedback.png"))
     timings["fetch feedback"] = time.monotonic() - t0 - sum(timings.values())
-    fetched = sorted((home / A / "feedback").glob(f"*/{A}.html"))
     result = {"expected": expected, "total": total, "grade_log": grade.stdout,
             "feedback": fetched, "lms": lms, "timings": timings, "page": page}
     return result

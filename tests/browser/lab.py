@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +56,23 @@ def chromium_missing_message() -> str | None:
         return None
     return (f"Chromium not found at {CHROMIUM}: the browser tests need Debian's Chromium; "
             "install it with: sudo apt-get update && sudo apt-get install chromium")
+
+
+@contextmanager
+def headless_chromium():
+    """One Playwright and one headless Chromium, closed on leaving (Playwright's sync API runs
+    one instance per thread)."""
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+    finally:
+        playwright.stop()
 
 
 def discover_notebooks(repo: Path = REPO) -> list[str]:
