@@ -155,3 +155,68 @@ def test_torchrun_cell_prints_one_line_per_rank_and_one_line_for_a_failure():
     code, printed, failure = ns["torchrun"](ns["SCRIPT"], 2, env={"FAIL_RANK": "1"})
     assert code == 1 and printed == []
     assert failure == "rank 1 failed first (exit code 1): RuntimeError: rank 1 fails on purpose at step 10", failure
+
+
+@pytest.fixture(scope="module")
+def fsdp2(nb06):
+    """The FSDP2 cells of section 4 (their definitions; the launches skip as in grading mode)."""
+    ns = {**nb06, "GRADING": True}
+    for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
+        if cell.get("id") in ("fsdp2-mixed", "fsdp2-prefetch"):
+            exec(compile(cell.source, "<nb06>", "exec"), ns)  # noqa: S102 (the course's own cells)
+    return ns
+
+
+def test_fsdp2_bf16_policy_halves_the_all_gather_bytes_and_trains_alike(fsdp2, pool):
+    """MixedPrecisionPolicy(bf16, fp32): a step sends float32's bytes less half its all-gather bytes (measured from
+    outside, second step alone), and the trained parameters are within 2^-6 of the largest update of float32's."""
+    from labkit.traffic import Meter
+
+    width, meter = 256, Meter(pool)
+    g = torch.Generator().manual_seed(1)
+    X = [torch.randn(2, 8, 8, generator=g) for _ in range(2)]
+    y = [torch.randint(0, 3, (2, 8), generator=g) for _ in range(2)]
+    half = fsdp2["fsdp2_predicted"](width, 2, 4, 4, 1.0)[0] / 2  # what BF16 all-gathers save on float32's
+    seen = []
+    for _ in range(3):  # gloo now and then sends one collective's messages several times over on a busy machine
+        sent, trained = {}, {}
+        for mixed in (False, True):
+            for steps in (1, 2):
+                with meter.watch() as flows:
+                    reports = pool.call(fsdp2["fsdp2_train_"], [(width, X[r][:steps], y[r][:steps], 0.5, mixed, {})
+                                                                for r in range(2)])
+                sent[mixed, steps] = flows.to(0, 1)
+            pool.release()
+            trained[mixed] = [torch.cat(parts) for parts in zip(*(r["args"][5]["shards"] for r in reports))]
+        saved = (sent[False, 2] - sent[False, 1]) - (sent[True, 2] - sent[True, 1])
+        seen.append(saved)
+        if abs(saved - half) <= 0.01 * half:
+            break
+    else:
+        raise AssertionError(f"bytes the policy saved per step in three runs: {seen}, {half:.0f} expected")
+    start = fsdp2["make_model"](width=width).float()
+    update = max((w - s).abs().max().item() for w, s in zip(trained[False], start.parameters()))
+    diff = max((a - b).abs().max().item() for a, b in zip(trained[True], trained[False]))
+    assert 0 < diff <= 2**-6 * update, (diff, update)
+
+
+def test_fsdp2_prefetch_issues_the_next_all_gather_before_this_forward(fsdp2, pool):
+    """Default: each layer's all-gather comes after the forward before it; with forward prefetch, layer i+1's
+    all-gather is issued before layer i's forward, and with backward prefetch of two, L0's before L2's backward ends."""
+    g = torch.Generator().manual_seed(2)
+    x, y = torch.randn(8, 8, generator=g), torch.randint(0, 3, (8,), generator=g)
+    orders = {}
+    for prefetch in (False, True):
+        reports = pool.call(fsdp2["fsdp2_order_"], [(32, x.clone(), y, prefetch, []) for _ in range(2)])
+        pool.release()
+        orders[prefetch] = [r["args"][4] for r in reports]
+    for rank in range(2):
+        default, early = orders[False][rank], orders[True][rank]
+        for order in (default, early):
+            assert order.count("all-gather L1") == 2 and order.count("reduce-scatter L1") == 1, order
+        for i in range(2):
+            assert default.index(f"all-gather L{i + 1}") > default.index(f"forward L{i}"), default
+            assert early.index(f"all-gather L{i + 1}") < early.index(f"forward L{i}"), early
+        back = [early[early.index("loss.backward()"):], default[default.index("loss.backward()"):]]
+        assert back[0].index("all-gather L0") < back[0].index("backward L2 done"), early
+        assert back[1].index("all-gather L0") > back[1].index("backward L2 done"), default
