@@ -128,6 +128,16 @@ def pretty(ops: list) -> str:
     return " ".join(f"{op[0]}{op[1]}" + "".join(f".{c}" for c in op[2:]) for op in ops)
 
 
+def operations(got: list, what: str, holder: str) -> list:
+    """A schedule as the contract states it: a list per stage (device) of tuples; plain copies of them."""
+    for s, ops in enumerate(got):
+        assert type(ops) is list, f"{what}: {holder} {s}'s operations should be a list, got {type(ops).__name__}"
+        for op in ops:
+            assert type(op) is tuple, (f"{what}: {holder} {s} holds {op!r}; each operation should be a tuple such "
+                                       "as ('F', 0) (a list is not equal to one: ['F', 0] != ('F', 0))")
+    return [[tuple(op) for op in ops] for ops in got]
+
+
 class ScheduleCheck:
     """pipeline_schedule(kind, num_stages, num_microbatches), its step timed by the notebook's
     ``simulate``."""
@@ -140,7 +150,7 @@ class ScheduleCheck:
         got = self.schedule(kind, p, m)
         what = f"{kind}, {p} stages, {m} micro-batches"
         assert isinstance(got, list) and len(got) == p, f"{what}: expected a list of {p} stages"
-        return [[tuple(op) for op in ops] for ops in got], what
+        return operations(got, what, "stage"), what
 
     def __call__(self, kind: str, p: int, m: int) -> None:
         """The properties the section states, stage by stage: every forward and backward once,
@@ -181,7 +191,7 @@ class InterleavedCheck:
         got = self.schedule(p, m, v)
         what = f"{p} devices, {m} micro-batches, {v} chunks"
         assert isinstance(got, list) and len(got) == p, f"{what}: expected a list of {p} lists, one per device"
-        got = [[tuple(op) for op in ops] for ops in got]
+        got = operations(got, what, "device")
         want = Counter((o, i, c) for o in "FB" for i in range(m) for c in range(v))
         for s, ops in enumerate(got):
             assert Counter(ops) == want, (f"{what}: device {s} runs {pretty(ops)}; expected the forward and the "
