@@ -290,7 +290,7 @@ def test_a_real_1f1b_pipeline_gives_one_process_gradients_in_the_schedules_order
     results = ns["pipeline_run"](sched, stages, X, Y, steps=1)
     want = ns["one_process_grads"](stages, X, Y)
     start, end = {}, {}
-    for s, (steps, grads, _) in enumerate(results):
+    for s, (steps, grads, *_) in enumerate(results):
         for got, expected in zip(grads, want[s], strict=True):
             torch.testing.assert_close(got, expected, rtol=1e-10, atol=1e-12)
         records = steps[0]
@@ -313,6 +313,17 @@ def test_a_real_pipeline_measures_what_pipeline_timing_reports(ns):
     busy, makespan, bubble, t_f, t_b = ns["pipeline_timing"](records)
     assert busy == [3.0, 2.0] and makespan == 6.0 and bubble == pytest.approx(1 - 5 / 12)
     assert t_f == [1.0, 1.0] and t_b == [2.0, 1.0]
+
+
+def test_idle_causes_split_each_stages_idle_time_exactly(ns):
+    """Waiting for the other stage, the message in transit after that, and the stage's own overhead until it starts,
+    summing to the idle time (makespan minus busy) of each stage."""
+    records = [[("F", 0, 0.0, 1.0), ("B", 0, 5.0, 7.0)], [("F", 0, 1.5, 2.5), ("B", 0, 2.6, 4.0)]]
+    arrivals = [{("B", 0): 4.5}, {("F", 0): 1.2}]
+    causes = ns["idle_causes"](records, arrivals)
+    assert causes == [pytest.approx((3.0, 0.5, 0.5)), pytest.approx((4.0, 0.2, 0.4))]
+    busy, makespan, *_ = ns["pipeline_timing"](records)
+    assert [sum(c) for c in causes] == pytest.approx([makespan - b for b in busy])
 
 
 def test_torchs_pipelining_gives_the_same_gradients_as_one_process(ns):
