@@ -263,3 +263,75 @@ def test_the_released_interleaved_exercise_hands_over_no_warm_up():
     for formula in ("p - s - 1", "v * p - s", "(v - 1) * p", "v p - s", "vp - s", "(v-1)p", "(v - 1)p"):
         assert formula not in text, formula
     assert "check_interleaved(" in _released("test_interleaved_schedule")
+
+
+def test_simulate_takes_one_time_per_stage(ns):
+    """Measured stages differ: simulate takes t_f and t_b per stage (used by the real pipeline's prediction)."""
+    spans, makespan, bubble = ns["simulate"]([[("F", 0), ("B", 0)], [("F", 0), ("B", 0)]], [1.0, 2.0], [3.0, 4.0])
+    assert spans == [[("F", 0, 0.0, 1.0), ("B", 0, 7.0, 10.0)], [("F", 0, 1.0, 3.0), ("B", 0, 3.0, 7.0)]]
+    assert makespan == 10.0 and bubble == pytest.approx(1 - 10 / 20)
+    with pytest.raises(ValueError, match="one per stage"):
+        ns["simulate"]([[("F", 0), ("B", 0)]] * 3, [1.0, 2.0], 1.0)
+
+
+def _pipeline_case(ns, p, m, rows=3, width=8):
+    g = torch.Generator().manual_seed(1)
+    X, Y = (torch.randn(m * rows, width, generator=g, dtype=torch.float64) for _ in range(2))
+    return ns["pipeline_stages"](p, width, layers=2, dtype=torch.float64), X, Y
+
+
+def test_a_real_1f1b_pipeline_gives_one_process_gradients_in_the_schedules_order(ns):
+    """The solution's 1F1B on 3 gloo processes: every stage's gradients equal one process on the whole batch; each rank
+    ran its list in order, one operation at a time; F i on stage s started after F i ended on s-1, B i after B i
+    ended on s+1 (one system-wide clock, time.monotonic); the activations held peak as peak_activations says."""
+    p, m = 3, 5
+    sched = ns["pipeline_schedule"]("1f1b", p, m)
+    stages, X, Y = _pipeline_case(ns, p, m)
+    results = ns["pipeline_run"](sched, stages, X, Y, steps=1)
+    want = ns["one_process_grads"](stages, X, Y)
+    start, end = {}, {}
+    for s, (steps, grads, *_) in enumerate(results):
+        for got, expected in zip(grads, want[s], strict=True):
+            torch.testing.assert_close(got, expected, rtol=1e-10, atol=1e-12)
+        records = steps[0]
+        assert [(op, i) for op, i, *_ in records] == sched[s], s
+        assert all(b <= e for *_, b, e in records) and all(a[3] <= b[2] for a, b in zip(records, records[1:])), s
+        assert ns["peak_activations"]([(op, i) for op, i, *_ in records]) == ns["peak_activations"](sched[s])
+        for op, i, b, e in records:
+            start[op, s, i], end[op, s, i] = b, e
+    for i in range(m):
+        for s in range(1, p):
+            assert start["F", s, i] >= end["F", s - 1, i], (s, i)
+        for s in range(p - 1):
+            assert start["B", s, i] >= end["B", s + 1, i], (s, i)
+    assert results[0][2] > 0 and results[2][2] is None   # the ping-pong's one-way time, ranks 0 and 1 only
+
+
+def test_a_real_pipeline_measures_what_pipeline_timing_reports(ns):
+    """Busy time, makespan and bubble from records as simulate counts them, with each stage's mean t_f and t_b."""
+    records = [[("F", 0, 10.0, 11.0), ("B", 0, 14.0, 16.0)], [("F", 0, 11.5, 12.5), ("B", 0, 12.5, 13.5)]]
+    busy, makespan, bubble, t_f, t_b = ns["pipeline_timing"](records)
+    assert busy == [3.0, 2.0] and makespan == 6.0 and bubble == pytest.approx(1 - 5 / 12)
+    assert t_f == [1.0, 1.0] and t_b == [2.0, 1.0]
+
+
+def test_idle_causes_split_each_stages_idle_time_exactly(ns):
+    """Waiting for the other stage, the message in transit after that, and the stage's own overhead until it starts,
+    summing to the idle time (makespan minus busy) of each stage."""
+    records = [[("F", 0, 0.0, 1.0), ("B", 0, 5.0, 7.0)], [("F", 0, 1.5, 2.5), ("B", 0, 2.6, 4.0)]]
+    arrivals = [{("B", 0): 4.5}, {("F", 0): 1.2}]
+    causes = ns["idle_causes"](records, arrivals)
+    assert causes == [pytest.approx((3.0, 0.5, 0.5)), pytest.approx((4.0, 0.2, 0.4))]
+    busy, makespan, *_ = ns["pipeline_timing"](records)
+    assert [sum(c) for c in causes] == pytest.approx([makespan - b for b in busy])
+
+
+def test_torchs_pipelining_gives_the_same_gradients_as_one_process(ns):
+    """torch.distributed.pipelining's Schedule1F1B over manual PipelineStages on 2 gloo processes (CPU) sums the
+    micro-batch losses' gradients as one process does on the whole batch."""
+    stages, X, Y = _pipeline_case(ns, 2, 4)
+    theirs = workers.run(ns["pipelining_worker"], 2, "1f1b", stages, X, Y, 4, backend="gloo", timeout=120)
+    want = ns["one_process_grads"](stages, X, Y)
+    for s in range(2):
+        for got, expected in zip(theirs[s], want[s], strict=True):
+            torch.testing.assert_close(got, expected, rtol=1e-10, atol=1e-12)
