@@ -591,6 +591,18 @@ class Meter:
             # one ephemeral port to connections of different processes to different peers)
             receiver = new.get((peer, local), ((),))[0]
             key = (self._holder(pids), self._holder(receiver))
+            # a connection open before the call is credited to who held its ends then too: bytes are
+            # written by a process, and an end handed to another process (SCM_RIGHTS, dup2) after
+            # the writing would credit them to the new holder
+            if (local, peer) in old:
+                then = (self._holder(was[0]), self._holder(old.get((peer, local), ((),))[0]))
+                if then != key:
+                    raise RuntimeError(
+                        f"a connection changed hands while a call was measured: its ends were held by {then[0]} "
+                        f"and {then[1]} before the call and by {key[0]} and {key[1]} after it, so the {delta} "
+                        "bytes sent on it cannot be credited to one rank; a rank keeps its own connections")
+            else:  # opened during the call: who held its ends while it carried data is not known
+                key = ("other", key[1])
             flows.sent[key] = flows.sent.get(key, 0) + delta
         if before["loopback"] is not None and after["loopback"] is not None:
             flows.loopback = after["loopback"] - before["loopback"]

@@ -348,6 +348,29 @@ def test_a_socket_a_rank_shares_with_another_process_is_not_that_ranks():
         assert meter.between(before, meter.snapshot()).sent == {key: 400}
 
 
+def test_a_connection_whose_ends_change_hands_during_a_call_is_refused():
+    """Bytes are written by the process that held a socket then: two ranks that swap the ends of their
+    connection after sending (fd passing, dup2) would have rank 0's bytes to rank 1 counted as rank 1's
+    to rank 0 (a ring run to the left passed as one run to the right). Refused; unchanged holders count; bytes
+    on a connection opened during the call are no rank's (its ends may have been handed over before the count)."""
+    meter = object.__new__(Meter)
+    meter._ss, meter._rank, meter._loopback = "ss", {11: 0, 12: 1}, lambda: None
+    lines = lambda sent, a, b: (  # noqa: E731
+        f"0 0 127.0.0.1:5000 127.0.0.1:6000 users:((\"python\",pid={a},fd=3))\n\t cubic bytes_sent:{sent} segs_out:9\n"
+        f"0 0 127.0.0.1:6000 127.0.0.1:5000 users:((\"python\",pid={b},fd=3))\n\t cubic bytes_sent:0 segs_out:1\n")
+    meter._run = lambda argv: lines(100, 11, 12)
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(500, 11, 12)
+    assert meter.between(before, meter.snapshot()).sent == {(0, 1): 400}
+    meter._run = lambda argv: lines(500, 12, 11)
+    with pytest.raises(RuntimeError, match="changed hands"):
+        meter.between(before, meter.snapshot())
+    meter._run = lambda argv: ""  # a connection opened during the call: its sender is not known
+    before = meter.snapshot()
+    meter._run = lambda argv: lines(500, 11, 12)
+    assert meter.between(before, meter.snapshot()).sent == {("other", 1): 500}
+
+
 def test_traffic_on_connections_closed_before_the_count_is_refused():
     """Trusted grading: the sandbox's loopback carried more than the connections open after the
     call account for (a pool that opens its connections for a call and closes them before the
