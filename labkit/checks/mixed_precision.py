@@ -29,6 +29,30 @@ def there() -> tuple[Any, Any]:
     return learner_side("torch.nn"), learner_side("torch.optim")
 
 
+def scaler_reads(scaler: Any) -> list:
+    """The calls that read a scaler where the learner's code runs: its (scale_value,
+    _growth_tracker), and what its scale() makes of a float64 one (the scale it uses)."""
+    return [(learner_side("operator").attrgetter("scale_value", "_growth_tracker"), scaler),
+            (scaler.scale, torch.ones((), dtype=torch.float64))]
+
+
+def scaler_state(state: Any, scaled: Any, when: str) -> Any:
+    """(scale_value, _growth_tracker), once scale() is seen to use scale_value: the scale graded is
+    the one the scaler multiplies by, not only the one it shows."""
+    try:
+        used = float(scaled)
+    except (TypeError, ValueError, RuntimeError):
+        raise AssertionError(f"{when}: scale(torch.ones((), dtype=torch.float64)) must return the loss times "
+                             f"the scale, a tensor; got {type(scaled).__name__}") from None
+    shown = state[0] if isinstance(state, tuple) and len(state) == 2 else None
+    if not isinstance(shown, (int, float)) or isinstance(shown, bool):
+        return state  # the caller's check names the type scale_value must have
+    assert math.isclose(used, shown, rel_tol=1e-6), (
+        f"{when}: scale() multiplies by {used!r} but scale_value is {shown!r}: scale() and unscale_() must use "
+        "scale_value, the scale update() keeps")
+    return state
+
+
 def read_there(calls: list) -> list:
     """Each (function, *args) of calls, called where the learner's code runs, all in one round
     trip (library functions only, no test code runs there); their results as values."""
@@ -87,12 +111,12 @@ class ScalerCheck:
         """(scale_value, _growth_tracker) of a new DynamicLossScaler(**kwargs) after update(flag),
         for each flag in turn, all read in one round trip."""
         scaler = self.scaler_class(**kwargs)
-        update = scaler.update
-        state = learner_side("operator").attrgetter("scale_value", "_growth_tracker")
-        results = read_there([call for bad in flags for call in ((update, bad), (state, scaler))])
-        returned = [r for r in results[0::2] if r is not None]
+        update, reads = scaler.update, scaler_reads(scaler)
+        results = read_there([call for bad in flags for call in [(update, bad)] + reads])
+        returned = [r for r in results[0::3] if r is not None]
         assert not returned, f"update(found_inf) returns None; yours returned {returned[:3]}"
-        return results[1::2]
+        return [scaler_state(state, scaled, f"after update {k}")
+                for k, (state, scaled) in enumerate(zip(results[1::3], results[2::3]))]
 
     @staticmethod
     def gradscaler(flags: list, kwargs: dict) -> list:
@@ -230,15 +254,15 @@ class StepCheck:
         reads = [(attrgetter(*names), model), (opt.state_dict,)]
         if "head" in spec:
             reads.append((attrgetter(*spec["head"]), loss_fn))
-        scaler_state = attrgetter("scale_value", "_growth_tracker")
         records = []
         for step in steps:
             if "scaler" in step:
                 scaler = self.scaler_class(**step["scaler"])
             extra = {"dtype": step["dtype"]} if "dtype" in step else {}
             result = self.step(model, opt, scaler, loss_fn, step["X"], step["y"], **extra)
-            weights, opt_state, *head = frozen(read_there(reads + [(scaler_state, scaler)]))
-            state_of_scaler = head.pop()
+            weights, opt_state, *head = frozen(read_there(reads + scaler_reads(scaler)))
+            scaled = head.pop()
+            state_of_scaler = scaler_state(head.pop(), scaled, f"after step {len(records)}")
             weights = dict(zip(names, weights))
             weights.update({f"head.{k}": v for k, v in zip(spec.get("head", {}), head[0] if head else ())})
             records.append({"result": result, "weights": weights, "state": opt_state["state"],
