@@ -1,9 +1,9 @@
-"""How long README's hub loop ("A class on a JupyterHub") takes for a class of N students.
+"""How long docs/servers.md's hub loop ("A class on a JupyterHub") takes for a class of N students.
 
     sudo .venv/bin/python benchmarks/hub_loop.py [--students 3]
 
 Run as root (the hub makes Unix accounts; otherwise it says so and skips, as it does
-without Chromium). The loop, in one checkout, as README tells it:
+without Chromium). The loop, in one checkout, as docs/servers.md tells it:
 the hub is started as ``make hub`` starts it (grading/hub/run.py: accounts, the users'
 environment, the course closed to students, the exchange, the proxy, then JupyterHub) on a
 scratch copy of the course, with accounts hubb-<name> and hubb-prof and an exchange of its
@@ -78,7 +78,7 @@ def run(students: list[tuple[str, str]]) -> int:
     expected = {"answers fully": total_points(), "leaves it blank": 0.0,
                 "half-done": every[-1][2]}
     clock = Clock()
-    print(f"README's hub loop, {A}, {len(students)} students: "
+    print(f"docs/servers.md's hub loop, {A}, {len(students)} students: "
           + ", ".join(f"{n} {r}" for n, r in students), flush=True)
     with running_hub(tuple(name for name, _ in students), "hubb-prof") as hub:
         clock.step("make hub: set-up and start")
@@ -142,7 +142,7 @@ def _kill_children_but(keep: int) -> None:
 
 
 def loop(hub, students: list[tuple[str, str]], answers: dict, clock: Clock) -> None:
-    """README's loop after make hub, each step timed."""
+    """docs/servers.md's loop after make hub, each step timed."""
     from tests.browser.lab import headless_chromium
     from tests.test_hub import (
         exchange_py,

@@ -114,7 +114,7 @@ class Hub:
     def __init__(self, base: Path, students: tuple[str, ...] = (STUDENT, OTHER),
                  instructor: str = INSTRUCTOR):
         self.base, self.students, self.instructor = base, students, instructor
-        # one checkout, as README's loop runs: the course make hub closes (2770, files 0660)
+        # one checkout, as docs/servers.md's loop runs: the course make hub closes (2770, files 0660)
         # holds the code that grades it (its labkit is what the sandbox imports)
         self.course = scratch_course(base / "course")
         shutil.copytree(REPO / "labkit", self.course / "labkit",
@@ -252,7 +252,7 @@ def new_page(browser):
 
 
 def exchange_py(step: str, course: Path) -> str:
-    """A step of grading/hub/exchange.py as the instructor runs it (README's commands)."""
+    """A step of grading/hub/exchange.py as the instructor runs it (docs/servers.md's commands)."""
     p = subprocess.run([sys.executable, str(course / "grading" / "hub" / "exchange.py"), step, A,
                         "--course", str(course), "--exchange", str(course.parent / "exchange")],
                        cwd=course, capture_output=True, text=True, timeout=300)

@@ -21,7 +21,7 @@ instructor's server serves the course with the course's nbgrader config (formgra
 release, collect) and lets JupyterLab frame the formgrader; students' servers get
 HUB_STUDENT_CONFIG (Assignment List and Validate, no formgrader) and cannot read the
 course. Nothing here is tied to local processes but the spawner: KubeSpawner
-(zero-to-jupyterhub) or DockerSpawner replace it, README says what else a real class adds.
+(zero-to-jupyterhub) or DockerSpawner replace it, docs/servers.md says what else a real class adds.
 """
 
 import os
