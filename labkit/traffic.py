@@ -291,6 +291,56 @@ class Pool:
 _pools: dict[int, Pool] = {}
 
 
+# ------------------------------------------------------------------------- memory, from outside
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _present_pages(pid: int) -> set:
+    """(virtual page, physical frame) of every present page of the writable mappings of
+    ``pid`` (heap, anonymous and shared memory, stacks, data): /proc/<pid>/maps and pagemap.
+    Bit 63 of a pagemap entry says present, bits 0-54 are the frame."""
+    pages: set = set()
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/pagemap", "rb", buffering=0) as pagemap:
+        for line in maps:
+            fields = line.split()
+            if len(fields) < 2 or "w" not in fields[1]:
+                continue
+            lo, hi = (int(x, 16) for x in fields[0].split("-"))
+            if hi > 1 << 47:  # [vsyscall] and the like
+                continue
+            first, count = lo // _PAGE, (hi - lo) // _PAGE
+            pagemap.seek(first * 8)
+            raw = pagemap.read(count * 8)
+            for i, entry in enumerate(memoryview(raw).cast("Q")):
+                if entry >> 63:
+                    pages.add((first + i, entry & ((1 << 55) - 1)))
+    return pages
+
+
+def _tmpfs_used(pid: int) -> int:
+    """Bytes in use on every tmpfs mounted where ``pid`` lives that it may write to (each
+    file system once), read through /proc/<pid>/root."""
+    seen, used = set(), 0
+    with open(f"/proc/{pid}/mountinfo") as f:
+        for line in f:
+            before, _, after = line.partition(" - ")
+            fields, kind = before.split(), after.split()
+            if not kind or kind[0] != "tmpfs" or "rw" not in fields[5].split(","):
+                continue
+            point = fields[4].encode().decode("unicode_escape")
+            try:
+                path = f"/proc/{pid}/root{point}"
+                dev = os.stat(path).st_dev
+                if dev in seen:
+                    continue
+                seen.add(dev)
+                st = os.statvfs(path)
+            except OSError:
+                continue
+            used += (st.f_blocks - st.f_bfree) * st.f_frsize
+    return used
+
+
 def shared_pool(size: int) -> Pool:
     """One pool of ``size`` workers per process, started on first use, kept for later tests."""
     pool = _pools.get(size)
@@ -522,22 +572,45 @@ class Meter:
         shared memory it has mapped, such as a tensor moved there with ``share_memory_()``)."""
         return self._status("RssAnon", "RssShmem")
 
+    def pages(self) -> list[set]:
+        """Per rank, the pages of its writable memory present now, each as (virtual page,
+        physical frame) (``/proc/<pid>/pagemap``; frames are shown to root only, else 0). A
+        page the rank held at one reading and not at a later one was let go of in between,
+        even where its address was used again."""
+        self._still_the_ranks()
+        return [_present_pages(pid) for pid in self.pids]
+
+    def in_files(self) -> int:
+        """Bytes the files of every tmpfs the ranks can write to hold (the sandbox's /dev/shm,
+        home and /tmp): memory a rank can keep outside its process. Trusted grading only: in
+        self-study the tmpfs are the host's, which every process writes to."""
+        self._still_the_ranks()
+        return _tmpfs_used(self.pids[0]) if self.judged else 0  # self-study: the host's tmpfs is everyone's
+
     def keeps(self, fn: Callable, per_rank_args: list) -> tuple[list[int], Flows]:
         """Run ``fn`` on the pool twice (the first run's one-off allocations are not what a
         rank keeps); per rank, the bytes of memory what the second run returned holds
-        (``resident`` with it, against without), and the bytes that run sent. The pool lets go
-        of it afterwards."""
+        (``resident`` with it, against without), and the bytes that run sent. Memory a rank
+        let go of during the run that it held before it counts as kept (the baseline is the
+        rank's own memory, so a buffer left by one call and freed as the next begins would
+        otherwise hide as much), and so does the growth of the tmpfs files the ranks can
+        write. The pool lets go of what the run returned afterwards."""
         self.pool.call(fn, per_rank_args, False)
         self.pool.release()
         listed = self._still_the_ranks()
-        before = self.resident()
+        pages, files, before = self.pages(), self.in_files(), self.resident()
         with self.watch() as flows:
             self.pool.call(fn, per_rank_args, False)
         self.pool.settle()
-        kept = [a - b for a, b in zip(self.resident(), before)]
+        after, let_go, grown = self.resident(), self._let_go(pages), self.in_files() - files
+        kept = [a - b + f + max(grown, 0) for a, b, f in zip(after, before, let_go)]
         self._unchanged(listed)
         self.pool.release()
         return kept, flows
+
+    def _let_go(self, before: list[set]) -> list[int]:
+        """Per rank, the bytes of the pages present in ``before`` and gone now."""
+        return [len(b - a) * _PAGE for b, a in zip(before, self.pages())]
 
     def _status(self, *fields: str) -> list[int]:
         """Per rank, the sum of these fields of /proc/<pid>/status, in bytes."""
@@ -552,13 +625,15 @@ class Meter:
         """Run ``fn`` on the pool twice (the first run's one-off allocations aside); per rank, how
         far the second run took the process's resident memory above where it stood when the
         run began, at its highest (``VmHWM`` in /proc/<pid>/status, reset to the current
-        resident size just before the run by writing 5 to /proc/<pid>/clear_refs). Small
+        resident size just before the run by writing 5 to /proc/<pid>/clear_refs), plus what
+        the run let go of that the rank held before it and the growth of the tmpfs files
+        the ranks can write (as ``keeps`` counts them). Small
         arguments only: what a call receives and sends back counts too. The pool lets go of
         what the run returned afterwards."""
         self.pool.call(fn, per_rank_args, False)
         self.pool.release()
         listed = self._still_the_ranks()
-        before = self._status("VmRSS")
+        pages, files, before = self.pages(), self.in_files(), self._status("VmRSS")
         for pid in self.pids:
             try:
                 with open(f"/proc/{pid}/clear_refs", "w") as f:
@@ -568,7 +643,8 @@ class Meter:
                                    f"{exc.strerror}): this needs the workers' own user or root, and "
                                    "Linux 4.0 or newer") from None
         self.pool.call(fn, per_rank_args, False)
-        peak = [a - b for a, b in zip(self._status("VmHWM"), before)]
+        high, let_go, grown = self._status("VmHWM"), self._let_go(pages), self.in_files() - files
+        peak = [a - b + f + max(grown, 0) for a, b, f in zip(high, before, let_go)]
         self._unchanged(listed)
         self.pool.release()
         return peak
