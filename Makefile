@@ -91,7 +91,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	$(BIN)/jupyter labextension enable @jupyter/nbgrader >/dev/null 2>&1 || true
-	$(BIN)/jupyter server extension enable --sys-prefix nbgrader.server_extensions.formgrader nbgrader.server_extensions.validate_assignment nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list >/dev/null
+	$(BIN)/jupyter server extension enable --sys-prefix nbgrader.server_extensions.formgrader nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list >/dev/null
+	$(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.validate_assignment >/dev/null
+	printf '{"ServerApp": {"jpserver_extensions": {"labkit.validation": true}}}\n' > $(VENV)/etc/jupyter/jupyter_server_config.d/labkit.validation.json  # the Validate button's server side: nbgrader's, reporting each test cell (labkit/validation.py)
 	touch $(STAMP)
 
 # work/ is the learner's working copy (git-ignored): made from notebooks/ (the release) on

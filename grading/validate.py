@@ -28,6 +28,7 @@ from labkit.validation import (  # noqa: E402,F401
     brief_errors,
     failure_message,
     is_test_cell,
+    report_lines,
     run_in_fresh_kernel,
     cell_outcomes,
 )
@@ -75,19 +76,8 @@ def validate(path: Path, timeout: int = 120) -> int:
     # labkit.validation.check, which Colab's learners run, shares this run and these lines
     run_in_fresh_kernel(nb, str(path.parent), timeout)
     results = cell_results(nb)
-    for r in results:
-        mark = "PASS" if r["passed"] else "FAIL"
-        line = f"  {mark}  {r['id']} ({r['points']:g} pt)"
-        if r["message"]:
-            line += f"  {r['message']}"
-        if r["edited"]:
-            line += "  [this test cell was edited: grading uses the original]"
-        print(line)
+    print("\n".join(report_lines(results)))
     passed = [r for r in results if r["passed"]]
-    got = sum(r["points"] for r in passed)
-    total = sum(r["points"] for r in results)
-    print(f"{len(passed)} of {len(results)} test cells pass ({got:g}/{total:g} points). "
-          "Hidden tests run only when your work is graded.")
     return 0 if len(passed) == len(results) else 1
 
 

@@ -1,8 +1,10 @@
-"""The one line a learner sees about a failed test cell, in `make validate` and in the Validate
-button's dialog (nbgrader's Validator runs ``brief_errors`` on each cell error; the course's
-nbgrader config and the hub students' config both install it, so it lives in labkit, which
-every server has), and ``check``: the same check without nbgrader (on Colab, which has no
-Validate button: ``labkit.validation.check()`` in a cell checks the open notebook)."""
+"""What a learner sees of a notebook's test cells: the one line about a failed test cell, and a
+PASS/FAIL line per test cell (``report_lines``), in `make validate`, in ``check`` (the same
+check without nbgrader, on Colab, which has no Validate button: ``labkit.validation.check()``
+in a cell checks the open notebook) and in the Validate button's dialog (this module is also
+the Jupyter server extension behind the button, enabled by `make lab`'s set-up; nbgrader's
+Validator runs ``brief_errors`` on each cell error; the course's nbgrader config and the hub
+students' config both install it, so it lives in labkit, which every server has)."""
 
 from __future__ import annotations
 
@@ -151,13 +153,22 @@ def check(path: str | None = None, timeout: int = 120) -> bool:
         print("no graded test cells: nothing to check")
         return True
     results = cell_outcomes(run_in_fresh_kernel(nb, folder, timeout))
+    print("\n".join(report_lines(results)))
+    return all(r["passed"] for r in results)
+
+
+def report_lines(results: list[dict]) -> list[str]:
+    """What `make validate`, ``check`` and the Validate button say about ``cell_outcomes``:
+    a PASS or FAIL line per test cell (a failure with its one-line message), then the total."""
+    lines = []
     for r in results:
         line = f"  {'PASS' if r['passed'] else 'FAIL'}  {r['id']} ({r['points']:g} pt)"
-        print(line + (f"  {r['message']}" if r["message"] else ""))
+        lines.append(line + (f"  {r['message']}" if r["message"] else "")
+                     + ("  [this test cell was edited: grading uses the original]" if r.get("edited") else ""))
     passed = [r for r in results if r["passed"]]
-    print(f"{len(passed)} of {len(results)} test cells pass ({sum(r['points'] for r in passed):g}/"
-          f"{sum(r['points'] for r in results):g} points). Hidden tests run only when your work is graded.")
-    return len(passed) == len(results)
+    lines.append(f"{len(passed)} of {len(results)} test cells pass ({sum(r['points'] for r in passed):g}/"
+                 f"{sum(r['points'] for r in results):g} points). Hidden tests run only when your work is graded.")
+    return lines
 
 
 def brief_errors(cell=None, **_) -> None:
@@ -171,3 +182,49 @@ def brief_errors(cell=None, **_) -> None:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             output["traceback"] = [failure_message(output)]
+
+
+# ---- the Validate button ---------------------------------------------------------------------
+# nbgrader's dialog shows, for a notebook that fails, each failed cell's source and error, and
+# nothing about the cells that pass. Its Validator is kept (the checksums of cells a learner
+# must not edit, the execution as grading runs it); what it reports on a failure is the
+# course's: one entry whose text is every test cell's PASS or FAIL line, as `make validate`
+# prints them. A notebook whose test cells all pass keeps nbgrader's "Success!" dialog.
+
+
+def _course_validator():
+    from nbgrader.validator import Validator
+
+    class CourseValidator(Validator):
+        """nbgrader's Validator, reporting a failure as a PASS/FAIL line per test cell."""
+
+        def _preprocess(self, nb):
+            self._executed = super()._preprocess(nb)
+            return self._executed
+
+        def validate(self, filename: str):
+            import html
+
+            results = super().validate(filename)
+            executed = getattr(self, "_executed", None)
+            if "failed" not in results or executed is None:
+                return results
+            lines = report_lines(cell_outcomes(executed))
+            text = "\n".join(lines[:-1])
+            results["failed"] = [{"source": lines[-1], "error": html.escape(text), "raw_error": text}]
+            return results
+
+    return CourseValidator
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "labkit.validation"}]
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    """The Validate button's server side: nbgrader's validate handlers, with the Validator above
+    (`make lab` enables this extension in place of nbgrader.server_extensions.validate_assignment)."""
+    from nbgrader.server_extensions.validate_assignment import handlers
+
+    handlers.Validator = _course_validator()
+    handlers.load_jupyter_server_extension(serverapp)
