@@ -93,7 +93,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/jupyter labextension enable @jupyter/nbgrader >/dev/null 2>&1 || true
 	$(BIN)/jupyter server extension enable --sys-prefix nbgrader.server_extensions.formgrader nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list >/dev/null
 	$(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.validate_assignment >/dev/null
-	printf '{"ServerApp": {"jpserver_extensions": {"labkit.validation": true}}}\n' > $(VENV)/etc/jupyter/jupyter_server_config.d/labkit.validation.json  # the Validate button's server side: nbgrader's, reporting each test cell (labkit/validation.py)
+	printf '{"ServerApp": {"jpserver_extensions": {"labkit.server": true}}}\n' > $(VENV)/etc/jupyter/jupyter_server_config.d/labkit.server.json  # the Validate button's server side: nbgrader's, reporting each test cell (labkit/server.py)
 	touch $(STAMP)
 
 # work/ is the learner's working copy (git-ignored): made from notebooks/ (the release) on

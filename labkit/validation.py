@@ -2,7 +2,7 @@
 PASS/FAIL line per test cell (``report_lines``), in `make validate`, in ``check`` (the same
 check without nbgrader, on Colab, which has no Validate button: ``labkit.validation.check()``
 in a cell checks the open notebook) and in the Validate button's dialog (this module is also
-the Jupyter server extension behind the button, enabled by `make lab`'s set-up; nbgrader's
+what the button's server side reports, through labkit/server.py; nbgrader's
 Validator runs ``brief_errors`` on each cell error; the course's nbgrader config and the hub
 students' config both install it, so it lives in labkit, which every server has)."""
 
@@ -190,9 +190,10 @@ def brief_errors(cell=None, **_) -> None:
 # must not edit, the execution as grading runs it); what it reports on a failure is the
 # course's: one entry whose text is every test cell's PASS or FAIL line, as `make validate`
 # prints them. A notebook whose test cells all pass keeps nbgrader's "Success!" dialog.
+# labkit/server.py installs it.
 
 
-def _course_validator():
+def course_validator():
     from nbgrader.validator import Validator
 
     class CourseValidator(Validator):
@@ -215,16 +216,3 @@ def _course_validator():
             return results
 
     return CourseValidator
-
-
-def _jupyter_server_extension_points():
-    return [{"module": "labkit.validation"}]
-
-
-def _load_jupyter_server_extension(serverapp) -> None:
-    """The Validate button's server side: nbgrader's validate handlers, with the Validator above
-    (`make lab` enables this extension in place of nbgrader.server_extensions.validate_assignment)."""
-    from nbgrader.server_extensions.validate_assignment import handlers
-
-    handlers.Validator = _course_validator()
-    handlers.load_jupyter_server_extension(serverapp)
