@@ -227,7 +227,7 @@ def check_options(opts: Options) -> None:
         raise UsageError(f"SCHEDULER={opts.scheduler!r}: write the Dask scheduler's address as "
                          "tcp://host:8786, or leave SCHEDULER unset to grade on this machine")
     if opts.sandbox == "on" and not opts.scheduler:  # a cluster's workers check their own
-        from grading.sandbox import unavailable
+        from grading.trusted.sandbox import unavailable
 
         why = unavailable()
         if why:
@@ -240,8 +240,8 @@ def autograde(opts: Options) -> Outcome:
     """Import, grade what changed, merge, write feedback and reports. See the module doc."""
     check_options(opts)
     if opts.sandbox == "on" and not opts.scheduler:  # which limits this machine lets us set
-        from grading.judge import judge_limits_note
-        from grading.sandbox import limits_note
+        from grading.trusted.judge import judge_limits_note
+        from grading.trusted.sandbox import limits_note
 
         print("\n".join([*limits_note(), judge_limits_note()]), flush=True)
     started = time.monotonic()
@@ -426,7 +426,7 @@ def print_summary(opts: Options, out: Outcome) -> None:
           f"{len(out.grader_errors)} not graded (the grader's error), "
           f"{len(out.rows)} in the gradebook, {out.seconds:.1f} s")
     if opts.sandbox == "on":
-        print("Students' code ran in a sandbox (grading/sandbox.py): no network, no view of "
+        print("Students' code ran in a sandbox (grading/trusted/sandbox.py): no network, no view of "
               "solutions, gradebooks or other students.")
     else:
         print("WARNING: graded with SANDBOX=off: students' code could read and change what "

@@ -110,7 +110,8 @@ def read_regular_files(folder: Path, budget: list[int], prefix: str = "") -> dic
 def code_digest(root: Path = REPO) -> str:
     """A digest of the course code a worker grades with (grading/ and labkit/ sources)."""
     h = hashlib.sha256()
-    for path in sorted([*(root / "grading").glob("*.py"), *(root / "labkit").rglob("*.py")]):
+    for path in sorted([*(root / "grading").glob("*.py"), *(root / "grading").glob("*/*.py"),
+                          *(root / "labkit").rglob("*.py")]):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -119,7 +120,7 @@ def probe(sandbox: str) -> dict:
     """What a Dask worker's machine offers (run there before a run on a remote cluster)."""
     why = None
     if sandbox == "on":
-        from grading.sandbox import unavailable
+        from grading.trusted.sandbox import unavailable
 
         why = unavailable()
     return {"code": code_digest(), "sandbox": why, "repo": str(REPO)}
@@ -377,7 +378,7 @@ def serve(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     if sandbox:
-        from grading.sandbox import unavailable
+        from grading.trusted.sandbox import unavailable
 
         why = unavailable()
         if why:

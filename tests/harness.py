@@ -28,7 +28,7 @@ import nbformat
 
 from grading.colab import CELL_ID as COLAB_CELL_ID
 from grading.course import CACHES, SOLUTIONS, generate, nbgrader, notebook_namespace, scratch_course
-from grading.judge import _python, bound_names, free_names
+from grading.trusted.judge import _python, bound_names, free_names
 
 __all__ = ["CellGraph", "GradeRun", "Variant", "bundle", "error_names", "grade_all", "inject",
            "load_variants", "notebook_namespace"]

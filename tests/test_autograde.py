@@ -22,7 +22,7 @@ import pytest
 
 from grading import autograde as ag
 from grading.course import REPO, SOLUTIONS, nbgrader
-from grading.preprocessors import HideHiddenTests, hidden_region
+from grading.trusted.preprocessors import HideHiddenTests, hidden_region
 from grading.submissions import SubmissionsError, read_zip
 from tests.harness import own_children_left_running
 
@@ -161,7 +161,7 @@ def build_class(folder: Path) -> dict[str, float | None]:
         "warnings.warn('old API', DeprecationWarning, stacklevel=2)\n"
         "print('NBGRADER_EXECUTION =', os.environ.get('NBGRADER_EXECUTION'))\n"
         "if os.environ.get('NBGRADER_EXECUTION') != 'autograde':\n    return -1")
-    # printed before the first test cell: output made after it is not kept (grading/judge.py)
+    # printed before the first test cell: output made after it is not kept (grading/trusted/judge.py)
     put("noisy", with_cell_suffix(noisy, f1, "import os\nprint('NBGRADER_EXECUTION =', "
                                   "os.environ.get('NBGRADER_EXECUTION'))\n"
                                   "print('x' * 3_000_000)\nfor i in range(20000):\n"
@@ -524,7 +524,7 @@ def test_hide_preprocessor_hides_every_hidden_region():
     assert c.outputs[0].traceback == ["Hidden test 2 of 2 failed", "AssertionError: zero"]
     # the course's own: no line of any hidden region of any notebook shows
     from grading.course import assignments
-    from grading.preprocessors import hidden_regions
+    from grading.trusted.preprocessors import hidden_regions
 
     for a in assignments():
         nb = nbformat.read(SOLUTIONS / a / f"{a}.ipynb", as_version=4)
@@ -578,7 +578,7 @@ def test_feedback_names_no_path_of_the_grader():
     in a student's outputs show as <python>, <course>, <tmp> in the feedback."""
     import tempfile
 
-    from grading.preprocessors import HideGraderPaths
+    from grading.trusted.preprocessors import HideGraderPaths
 
     venv, tmp = sys.prefix, tempfile.gettempdir()
     cell = nbformat.v4.new_code_cell("import labkit")
@@ -628,7 +628,7 @@ def test_rerun_regrades_only_changed_submissions(graded_class):
 def test_hidden_flag_chooses_the_feedback_preprocessors(tmp_path):
     from grading.grade_worker import load_config
 
-    from grading.preprocessors import HideGraderPaths
+    from grading.trusted.preprocessors import HideGraderPaths
 
     hide = load_config(tmp_path, "hide").GenerateFeedback.preprocessors
     show = load_config(tmp_path, "show").GenerateFeedback.preprocessors
@@ -769,7 +769,7 @@ def test_a_course_whose_code_cannot_be_imported_is_the_graders_failure(tmp_path,
     submitted cell has run, so the grading process reports the grader's failure, naming
     the cause, after trying twice, and gives no grade (before: every test cell timed out and
     the student scored 0)."""
-    from grading import sandbox
+    from grading.trusted import sandbox
     from grading.grade_worker import Worker
 
     import os

@@ -359,8 +359,8 @@ def test_a_late_output_never_drops_a_submission():
     executors go on to the next cell instead."""
     from nbgrader.preprocessors import Execute
 
-    from grading.judge import JudgedExecute
-    from grading.preprocessors import RobustExecute
+    from grading.trusted.judge import JudgedExecute
+    from grading.trusted.preprocessors import RobustExecute
 
     assert Execute().raise_on_iopub_timeout
     assert not RobustExecute().raise_on_iopub_timeout

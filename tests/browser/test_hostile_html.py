@@ -103,7 +103,7 @@ def hostile_submission() -> nbformat.NotebookNode:
         call = "Javascript" if mime == "application/javascript" else "HTML"
         lines.append(f"display({call}({value!r}))")
         saved.append(new_output("display_data", {mime: value, "text/plain": f"<{call} object>"}))
-    # before the first test cell: outputs made after it are not kept (grading/judge.py), and
+    # before the first test cell: outputs made after it are not kept (grading/trusted/judge.py), and
     # these must reach the graded copy for the sanitizer to be shown working on them
     first_test = next(i for i, c in enumerate(nb.cells)
                       if c.metadata.get("nbgrader", {}).get("grade")

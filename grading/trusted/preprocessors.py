@@ -29,7 +29,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer, Unicode
 
-from grading.kernels import use_ipc
+from grading.trusted.kernels import use_ipc
 
 _CUT_NOTE = ("\n... [output cut while the cell ran: more than {n:,} characters; "
              "the rest was not kept]\n")
@@ -121,7 +121,7 @@ class RobustExecute(Execute):
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
-        if km.transport == "tcp":  # no port race: private IPC sockets (grading/kernels.py)
+        if km.transport == "tcp":  # no port race: private IPC sockets (grading/trusted/kernels.py)
             use_ipc(km)
         return km
 
@@ -416,7 +416,7 @@ def grader_paths() -> list[tuple[str, str]]:
     for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
         found[str(Path(prefix).resolve())] = "<python>"
         found[prefix] = "<python>"
-    course = Path(__file__).resolve().parent.parent
+    course = Path(__file__).resolve().parents[2]
     for root in filter(None, (str(course), os.environ.get("COURSE_ROOT"))):
         found[str(Path(root).resolve())] = "<course>"
         found[root] = "<course>"
