@@ -151,13 +151,13 @@ bench: $(STAMP)
 # JOBS here defaults to one local Dask worker per core (the JOBS ?= 2 above is for make soak);
 # SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead.
 autograde: system $(STAMP)
-	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
+	@$(BIN)/python grading/batch/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
 	  $(if $(filter command line environment,$(origin JOBS)),--jobs $(JOBS)) \
 	  $(if $(PATTERN),--pattern '$(PATTERN)') $(if $(DB_URL),--db-url '$(DB_URL)') \
 	  $(if $(SCHEDULER),--scheduler '$(SCHEDULER)') $(if $(REGRADE),--regrade '$(REGRADE)')
 
 grade-demo: system $(STAMP)
-	@$(BIN)/python grading/demo.py
+	@$(BIN)/python grading/batch/demo.py
 
 # The course on a local JupyterHub, run as root: a Unix account per person, each server
 # run as its own account, the course closed to students, nbgrader's exchange outside it;

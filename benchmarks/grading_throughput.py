@@ -33,7 +33,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from grading import autograde as ag  # noqa: E402
+from grading.batch import autograde as ag  # noqa: E402
 from grading.course import (LAYOUT, NOTEBOOKS, REPO, SOLUTIONS, assignments,  # noqa: E402
                             nbgrader)
 from grading.trusted.judge import TIMINGS_ENV  # noqa: E402

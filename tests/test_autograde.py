@@ -1,4 +1,4 @@
-"""grading/autograde.py: a whole class, with broken and hostile submissions, in one batch.
+"""grading/batch/autograde.py: a whole class, with broken and hostile submissions, in one batch.
 
 The hostile class is built from 00_getting_started's solution and learner notebooks; grade
 ids, points and solution cells are read from the notebook's nbgrader metadata. The class
@@ -20,10 +20,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import autograde as ag
+from grading.batch import autograde as ag
 from grading.course import REPO, SOLUTIONS, nbgrader
 from grading.trusted.preprocessors import HideHiddenTests, hidden_region
-from grading.submissions import SubmissionsError, read_zip
+from grading.batch.submissions import SubmissionsError, read_zip
 from tests.harness import own_children_left_running
 
 A = "00_getting_started"
@@ -626,7 +626,7 @@ def test_rerun_regrades_only_changed_submissions(graded_class):
 
 
 def test_hidden_flag_chooses_the_feedback_preprocessors(tmp_path):
-    from grading.grade_worker import load_config
+    from grading.batch.grade_worker import load_config
 
     from grading.trusted.preprocessors import HideGraderPaths
 
@@ -663,7 +663,7 @@ def test_zip_without_student_ids_is_a_clear_error(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, str(REPO / "grading" / "autograde.py"), *args],
+    return subprocess.run([sys.executable, str(REPO / "grading" / "batch" / "autograde.py"), *args],
                           capture_output=True, text=True, cwd=REPO, timeout=120)
 
 
@@ -740,7 +740,7 @@ def test_regrade_on_request_and_a_graders_failure_is_never_stored(graded_class, 
     listed as the grader's, and the next run grades that student again."""
     import dataclasses
 
-    from grading import cluster
+    from grading.batch import cluster
 
     opts = graded_class["opts"]
     before = {r["student"]: r["score"] for r in ag.autograde(opts).rows}
@@ -770,7 +770,7 @@ def test_a_course_whose_code_cannot_be_imported_is_the_graders_failure(tmp_path,
     the cause, after trying twice, and gives no grade (before: every test cell timed out and
     the student scored 0)."""
     from grading.trusted import sandbox
-    from grading.grade_worker import Worker
+    from grading.batch.grade_worker import Worker
 
     import os
     import shutil
@@ -796,7 +796,7 @@ def test_item_plot_counts_whole_students_and_its_legend_covers_no_bar():
     sits outside the bars (it covered the longest ones, which reach the class size)."""
     import matplotlib.pyplot as plt
 
-    from grading.reports import items_figure
+    from grading.batch.reports import items_figure
 
     items = [{"cell": f"test_{i}", "full": f, "partial": p, "none": 2 - f - p}
              for i, (f, p) in enumerate([(2, 0), (1, 1), (0, 0)])]

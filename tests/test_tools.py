@@ -390,20 +390,20 @@ def test_hub_stop_counts_a_hub_that_exited_but_is_not_yet_reaped_as_stopped(tmp_
 
 
 def test_grade_demo_help_says_what_it_does_and_grades_nothing():
-    """``python grading/demo.py --help`` answers; it does not wipe the last demo and grade a
+    """``python grading/batch/demo.py --help`` answers; it does not wipe the last demo and grade a
     class (it took no arguments and ran whatever it was given)."""
-    from grading.demo import DEMO
+    from grading.batch.demo import DEMO
 
     made = not DEMO.exists()
     DEMO.mkdir(parents=True, exist_ok=True)
     marker = DEMO / "kept-by-a-test"
     marker.write_text("")
     try:
-        got = subprocess.run([sys.executable, "grading/demo.py", "--help"], cwd=REPO,
+        got = subprocess.run([sys.executable, "grading/batch/demo.py", "--help"], cwd=REPO,
                              capture_output=True, text=True, timeout=60)
         assert got.returncode == 0 and "a synthetic class of 00_getting_started" in got.stdout, got
         assert marker.exists(), "--help wiped the last demo"
-        wrong = subprocess.run([sys.executable, "grading/demo.py", "--students", "3"], cwd=REPO,
+        wrong = subprocess.run([sys.executable, "grading/batch/demo.py", "--students", "3"], cwd=REPO,
                                capture_output=True, text=True, timeout=60)
         assert wrong.returncode == 2 and "unrecognized arguments" in wrong.stderr, wrong
         assert marker.exists()

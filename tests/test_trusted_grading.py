@@ -379,7 +379,7 @@ def test_hidden_tests_never_reach_the_learners_outputs(trick, tmp_path_factory):
 
 def feedback_of(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """What a student's feedback shows of an autograded notebook under HIDDEN=hide (make
-    autograde's default): the feedback's preprocessors of grading/grade_worker.py."""
+    autograde's default): the feedback's preprocessors of grading/batch/grade_worker.py."""
     from grading.trusted.preprocessors import HideGraderPaths, HideHiddenTests
 
     nb = copy.deepcopy(nb)

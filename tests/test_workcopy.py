@@ -108,7 +108,7 @@ def test_reset_names_the_problem(work, capsys):
 def test_the_demo_class_blank_student_is_generated_from_solutions(monkeypatch, tmp_path):
     """grade-demo's untouched student is the generated learner version, even when the
     folder a learner works in holds answers."""
-    from grading import demo
+    from grading.batch import demo
 
     answered = tmp_path / "notebooks"
     (answered / A).mkdir(parents=True)

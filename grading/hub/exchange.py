@@ -317,8 +317,8 @@ def collect(course: Path, assignment: str, exchange: Path = EXCHANGE) -> Path:
         print(f"warning: {line}", file=sys.stderr)
     dest = course / COLLECTED
     dest.mkdir(parents=True, exist_ok=True)
-    from grading.cluster import safe_name
-    from grading.submissions import write_files
+    from grading.batch.cluster import safe_name
+    from grading.batch.submissions import write_files
 
     for student, files in hand_ins.items():   # names from directory listings: no '/', '..'
         write_files(files, dest / safe_name(student) / assignment)

@@ -1,4 +1,4 @@
-"""nbgrader preprocessors the course's batch grader adds (see grading/autograde.py).
+"""nbgrader preprocessors the course's batch grader adds (see grading/batch/autograde.py).
 
 - ``RobustExecute``: nbgrader's Execute, but a kernel that dies (``os._exit``, a segfault)
   no longer fails the whole submission: the cell that killed it gets an error output, every
@@ -42,7 +42,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 class GraderFailure(RuntimeError):
     """The grader could not run a submission (no kernel, or the course's code not
     importable in it) before any of its cells ran: never a grade. The message names the
-    cause; grading/grade_worker.py tries once more, then reports it as the grader's.
+    cause; grading/batch/grade_worker.py tries once more, then reports it as the grader's.
 
     Each one raised is also recorded in ``FAILURES``, in this (the grading) process: the
     grade worker reads the record, never the text of nbgrader's log, which can quote what

@@ -5,7 +5,7 @@ Mallory hands in 00_getting_started's solution plus markdown and code cells whos
 ontoggle>``, ``display(HTML(...))``, ``display(Javascript(...))``) runs script that, as the
 instructor, writes a file into the course root through the Jupyter server's contents API,
 changes the page title and opens a dialog. The class is graded the course's way
-(grading/autograde.py: sandbox, judge, nbgrader), then the submission is opened in the
+(grading/batch/autograde.py: sandbox, judge, nbgrader), then the submission is opened in the
 formgrader of an instructor's Jupyter server (the course's config) and its feedback file is
 opened from the same origin, in headless Chromium: no request, no file, no title change, no
 dialog. The same hand-in rendered by nbgrader without the sanitizer, in the same browser
@@ -30,7 +30,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
-from grading import autograde as ag
+from grading.batch import autograde as ag
 from grading.course import SOLUTIONS
 from tests.browser.lab import LabServer
 

@@ -1,9 +1,9 @@
 """One grading worker: a long-lived process that autogrades one student at a time.
 
-    python -m grading.grade_worker WORKDIR ASSIGNMENT HIDDEN(show|hide) [SANDBOX(on|off)]
+    python -m grading.batch.grade_worker WORKDIR ASSIGNMENT HIDDEN(show|hide) [SANDBOX(on|off)]
 
 WORKDIR is a scratch course of its own (solutions/, notebooks/, grading/gradebook.db)
-made by grading/autograde.py, so workers never write the same SQLite file. nbgrader is
+made by grading/batch/autograde.py, so workers never write the same SQLite file. nbgrader is
 imported once per worker, not once per submission. The parent sends one JSON line per
 job on stdin ({"student": ..., "src": folder}) and reads one JSON line per result from
 the worker's original stdout; everything else the worker (or a kernel) prints goes to
@@ -22,7 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def load_config(root: Path, hidden: str, sandbox: bool = False, assignment: str = ""):
@@ -77,7 +77,7 @@ class Worker:
     def grade(self, student: str, src: str) -> dict:
         from nbgrader.api import Gradebook, MissingEntry
 
-        from grading.submissions import check_notebook, structure_notes
+        from grading.batch.submissions import check_notebook, structure_notes
 
         start = time.monotonic()
         a = self.assignment

@@ -1,12 +1,12 @@
 """Grade a whole class in one command: import, autograde in parallel, feedback, reports.
 
-    python grading/autograde.py ASSIGNMENT SUBMISSIONS [--jobs N] [--hidden hide|show]
+    python grading/batch/autograde.py ASSIGNMENT SUBMISSIONS [--jobs N] [--hidden hide|show]
                                 [--pattern REGEX] [--course ROOT] [--scheduler tcp://host:8786]
     make autograde ASSIGNMENT=00_getting_started SUBMISSIONS=~/Downloads/class.zip
 
-1. Imports SUBMISSIONS (a folder or an LMS zip, see grading/submissions.py) into
+1. Imports SUBMISSIONS (a folder or an LMS zip, see grading/batch/submissions.py) into
    grading/submitted/<student>/<assignment>/; unchanged submissions are left as they are.
-2. Grades every new or changed submission on a Dask cluster (grading/cluster.py): a local
+2. Grades every new or changed submission on a Dask cluster (grading/batch/cluster.py): a local
    one with N workers (default: one per core), or an existing one (--scheduler). Each job
    carries the submission's files in and its grades and files out as plain data; each
    grading process owns a scratch course and gradebook; this process alone writes the
@@ -35,14 +35,14 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.course import REPO, assignments, clean_notebook, write_notebook  # noqa: E402
-from grading.gradebook import (course_db_url, gradebook_lock, merge_result, seed_note,  # noqa: E402
+from grading.batch.gradebook import (course_db_url, gradebook_lock, merge_result, seed_note,  # noqa: E402
                                read_gradebook)
-from grading.reports import (export_csv, item_report, num, plot_items, table,  # noqa: E402
+from grading.batch.reports import (export_csv, item_report, num, plot_items, table,  # noqa: E402
                              write_csv)
-from grading.submissions import SubmissionsError, read_submissions, write_files  # noqa: E402
+from grading.batch.submissions import SubmissionsError, read_submissions, write_files  # noqa: E402
 
 STATE_VERSION = 1
 
@@ -135,7 +135,7 @@ def prepare_template(opts: Options, workdir: Path) -> Path:
     # course gradebook, then into the template's own.
     from nbgrader.apps import NbGraderAPI
 
-    from grading.grade_worker import load_config
+    from grading.batch.grade_worker import load_config
 
     saved = os.environ.get("COURSE_ROOT")
     try:
@@ -162,12 +162,12 @@ def prepare_template(opts: Options, workdir: Path) -> Path:
 
 
 # ---------------------------------------------------------------- grading on a Dask cluster
-# Every submission is one Dask task (grading/cluster.py): its files go in as bytes, its
+# Every submission is one Dask task (grading/batch/cluster.py): its files go in as bytes, its
 # grades, notes and files come back as plain data, and only on_result (in autograde, in
 # this process) writes the gradebook and the course's folders. A local cluster (one worker
 # per core) unless opts.scheduler names an existing one.
 
-from grading.cluster import ClusterError, kill_tree  # noqa: E402,F401 (kill_tree: old home)
+from grading.batch.cluster import ClusterError  # noqa: E402
 
 
 def submission_limit(opts: Options, template: Path) -> float:
@@ -184,7 +184,7 @@ def submission_limit(opts: Options, template: Path) -> float:
 def _write_tree(files: dict[str, bytes], dest: Path) -> None:
     """Replace ``dest`` by exactly ``files`` (names checked) in one rename, or remove it if
     there are none."""
-    from grading.cluster import write_tree
+    from grading.batch.cluster import write_tree
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.tmp")
@@ -368,7 +368,7 @@ def autograde(opts: Options) -> Outcome:
                 bar.update(1)
 
             try:
-                from grading.cluster import grade_all
+                from grading.batch.cluster import grade_all
 
                 out.cluster.append(seed_line)
                 grade_all(opts, template, [(sid, submitted / sid / a) for sid, _, _ in todo_students],
@@ -412,7 +412,7 @@ def autograde(opts: Options) -> Outcome:
     plot_items(out.items, reports / "items.png", f"{a}: credit per test cell ({len(rows)} students)")
     if opts.export:
         export_csv(db_url, course / "grading" / "grades.csv")
-        from grading.lms_export import write_lms_files  # Canvas's and Moodle's grade imports
+        from grading.batch.lms_export import write_lms_files  # Canvas's and Moodle's grade imports
 
         write_lms_files(db_url, a, reports)  # reports/<a>/canvas.csv, moodle.csv
     out.reports = reports
