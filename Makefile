@@ -98,11 +98,11 @@ $(STAMP): pyproject.toml
 # first use and then only completed with new assignments. No "Jupyter news?" pop-up
 # (grading/lab/overrides.json), as on the hub.
 lab: $(STAMP)
-	$(if $(filter work,$(LAB_ROOT)),@$(BIN)/python grading/workcopy.py ensure --work work)
+	$(if $(filter work,$(LAB_ROOT)),@$(BIN)/python grading/tools/workcopy.py ensure --work work)
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) --LabApp.app_settings_dir=$(CURDIR)/grading/lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 reset: $(STAMP)
-	@$(BIN)/python grading/workcopy.py reset "$(NB)" $(if $(CELL),--cell '$(CELL)')
+	@$(BIN)/python grading/tools/workcopy.py reset "$(NB)" $(if $(CELL),--cell '$(CELL)')
 
 lint: $(STAMP)
 	$(BIN)/ruff check labkit grading tests benchmarks
@@ -126,12 +126,12 @@ test-py313: system
 	  -k 'test_without_mxnet or ((solution or blank) and not trimmed)'
 
 release: $(STAMP)
-	$(BIN)/python grading/release.py $(NB)
+	$(BIN)/python grading/tools/release.py $(NB)
 
 # failing tests are validate's report, not make's error: only a notebook it cannot check
 # (status 2) fails the target
 validate: $(STAMP)
-	@$(BIN)/python grading/validate.py $(NB); status=$$?; [ $$status -ne 2 ]
+	@$(BIN)/python grading/tools/validate.py $(NB); status=$$?; [ $$status -ne 2 ]
 
 # the solutions graded with SCALE times the generated examples under SEEDS seeds (tests/soak.py)
 soak: system $(STAMP)

@@ -71,7 +71,7 @@ c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?m)^.*:\d+: \w*Warning: "
 
 # The Validate button says what `make validate` says about a failed test cell, one line
-# ("not done yet: ..." on a blank notebook), not a traceback per cell (grading/validate.py).
+# ("not done yet: ..." on a blank notebook), not a traceback per cell (grading/tools/validate.py).
 from labkit.validation import brief_errors  # noqa: E402
 
 c.Validator.Execute.on_cell_error = brief_errors

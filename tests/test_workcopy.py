@@ -1,4 +1,4 @@
-"""A learner's working copy is not the release (grading/workcopy.py, make lab, make reset).
+"""A learner's working copy is not the release (grading/tools/workcopy.py, make lab, make reset).
 
 make lab opens work/, made from notebooks/ on first use and kept; make reset puts one
 notebook, or one exercise of it, back to the state generated from solutions/, keeping the
@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import workcopy
+from grading.tools import workcopy
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS
 from tests.ports import free_ports
 

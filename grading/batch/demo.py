@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.batch import autograde as ag  # noqa: E402
 from grading.course import REPO, SOLUTIONS  # noqa: E402
-from grading.workcopy import learner_version  # noqa: E402
+from grading.tools.workcopy import learner_version  # noqa: E402
 
 ASSIGNMENT = "00_getting_started"
 DEMO = REPO / "grading" / "reports" / "demo"

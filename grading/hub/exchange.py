@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.course import LAYOUT, REPO  # noqa: E402
 from grading.course import nbgrader as _nbgrader  # noqa: E402
-from grading.workcopy import learner_version  # noqa: E402
+from grading.tools.workcopy import learner_version  # noqa: E402
 
 EXCHANGE = Path(os.environ.get("COURSE_EXCHANGE") or os.environ.get("HUB_EXCHANGE")
                 or f"/srv/nbgrader/{LAYOUT['course_id']}")
