@@ -484,6 +484,31 @@ def test_feedback_hides_hidden_tests_code_by_default(graded_class):
         assert "hidden tests" in text
 
 
+def test_the_import_stage_alone_writes_submitted_and_returns_plain_data(tmp_path):
+    """autograde's import stage is one call: it writes grading/submitted/ and says, as plain
+    data, whom to grade and when each content came in; nothing is graded. A second import of
+    the same content keeps the first import's time."""
+    import dataclasses
+    import shutil
+
+    course = tmp_path / "course"
+    shutil.copytree(SOLUTIONS / A, course / "solutions" / A)
+    subs = tmp_path / "subs"
+    for student in ("ada", "ben"):
+        (subs / student / A).mkdir(parents=True)
+        shutil.copy(REPO / "notebooks" / A / NB, subs / student / A / NB)
+    opts = ag.Options(A, subs, course=course)
+    db_url = f"sqlite:///{course / 'grading' / 'gradebook.db'}"
+    state = ag.read_state(course / "grading" / "reports" / A / "state.json")
+    intake = ag.import_class(opts, state, db_url)
+    assert [sid for sid, _, _ in intake.todo] == ["ada", "ben"] and intake.unchanged == []
+    assert (course / "grading" / "submitted" / "ada" / A / NB).is_file()
+    assert not (course / "grading" / "autograded").exists()
+    assert json.loads(json.dumps(dataclasses.asdict(intake), default=bytes.hex))["problems"] == []
+    state["students"]["ada"] = {"imported": "2026-01-01 00:00:00 UTC"}
+    assert ag.import_class(opts, state, db_url).imported_at["ada"] == "2026-01-01 00:00:00 UTC"
+
+
 def test_hide_preprocessor_names_the_failed_hidden_test():
     cell = nbformat.v4.new_code_cell(
         '"""t"""\nassert f(1) == 1\n### BEGIN HIDDEN TESTS\nassert f(2) == 2\n'
