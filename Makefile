@@ -100,11 +100,11 @@ $(STAMP): pyproject.toml
 # first use and then only completed with new assignments. No "Jupyter news?" pop-up
 # (grading/lab/overrides.json), as on the hub.
 lab: $(STAMP)
-	$(if $(filter work,$(LAB_ROOT)),@$(BIN)/python grading/workcopy.py ensure --work work)
+	$(if $(filter work,$(LAB_ROOT)),@$(BIN)/python grading/tools/workcopy.py ensure --work work)
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) --LabApp.app_settings_dir=$(CURDIR)/grading/lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 reset: $(STAMP)
-	@$(BIN)/python grading/workcopy.py reset "$(NB)" $(if $(CELL),--cell '$(CELL)')
+	@$(BIN)/python grading/tools/workcopy.py reset "$(NB)" $(if $(CELL),--cell '$(CELL)')
 
 lint: $(STAMP)
 	$(BIN)/ruff check labkit grading tests benchmarks
@@ -128,12 +128,12 @@ test-py313: system
 	  -k 'test_without_mxnet or ((solution or blank) and not trimmed)'
 
 release: $(STAMP)
-	$(BIN)/python grading/release.py $(NB)
+	$(BIN)/python grading/tools/release.py $(NB)
 
 # failing tests are validate's report, not make's error: only a notebook it cannot check
 # (status 2) fails the target
 validate: $(STAMP)
-	@$(BIN)/python grading/validate.py $(NB); status=$$?; [ $$status -ne 2 ]
+	@$(BIN)/python grading/tools/validate.py $(NB); status=$$?; [ $$status -ne 2 ]
 
 # the solutions graded with SCALE times the generated examples under SEEDS seeds (tests/soak.py)
 soak: system $(STAMP)
@@ -153,13 +153,13 @@ bench: $(STAMP)
 # JOBS here defaults to one local Dask worker per core (the JOBS ?= 2 above is for make soak);
 # SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead.
 autograde: system $(STAMP)
-	@$(BIN)/python grading/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
+	@$(BIN)/python grading/batch/autograde.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --hidden "$(HIDDEN)" --sandbox "$(SANDBOX)" \
 	  $(if $(filter command line environment,$(origin JOBS)),--jobs $(JOBS)) \
 	  $(if $(PATTERN),--pattern '$(PATTERN)') $(if $(DB_URL),--db-url '$(DB_URL)') \
 	  $(if $(SCHEDULER),--scheduler '$(SCHEDULER)') $(if $(REGRADE),--regrade '$(REGRADE)')
 
 grade-demo: system $(STAMP)
-	@$(BIN)/python grading/demo.py
+	@$(BIN)/python grading/batch/demo.py
 
 # The course on a local JupyterHub, run as root: a Unix account per person, each server
 # run as its own account, the course closed to students, nbgrader's exchange outside it;

@@ -7,7 +7,7 @@ class would take on N workers.
 The class mixes three kinds of submission, generated from solutions/ and the learner
 notebook: the solution (full marks), the untouched learner notebook (zero) and a partial
 one (the first exercise solved, the rest left blank), in turn. It is graded once with
-``make autograde``'s code path (grading/autograde.py on a local Dask cluster, one worker
+``make autograde``'s code path (grading/batch/autograde.py on a local Dask cluster, one worker
 per core unless --jobs, every kernel sandboxed), and the script prints:
 
 - submissions per minute (wall clock, including start-up: template, cluster, grading
@@ -35,7 +35,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from grading import autograde as ag  # noqa: E402
+from grading.batch import autograde as ag  # noqa: E402
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS  # noqa: E402
 
 

@@ -33,10 +33,10 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from grading import autograde as ag  # noqa: E402
+from grading.batch import autograde as ag  # noqa: E402
 from grading.course import (LAYOUT, NOTEBOOKS, REPO, SOLUTIONS, assignments,  # noqa: E402
                             nbgrader)
-from grading.judge import TIMINGS_ENV  # noqa: E402
+from grading.trusted.judge import TIMINGS_ENV  # noqa: E402
 
 
 def make_class(folder: Path, assignment: str, students: int) -> None:
@@ -83,7 +83,7 @@ def kernel_overhead(setup_code: str, repeat: int = 5) -> tuple[float, float]:
 
     from jupyter_client.manager import AsyncKernelManager
 
-    from grading.sandbox import SandboxKernelManager
+    from grading.trusted.sandbox import SandboxKernelManager
 
     async def once(cls) -> float:
         start = time.perf_counter()
@@ -134,7 +134,7 @@ def plain_nbgrader(base: Path, assignment: str, subs: Path) -> float:
 
 
 def read_phases(path: Path) -> dict[str, float]:
-    """Mean seconds per graded notebook of each phase grading/judge.py recorded."""
+    """Mean seconds per graded notebook of each phase grading/trusted/judge.py recorded."""
     import json
 
     if not path.exists():

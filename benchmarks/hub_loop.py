@@ -9,7 +9,7 @@ environment, the course closed to students, the exchange, the proxy, then Jupyte
 scratch copy of the course, with accounts hubb-<name> and hubb-prof and an exchange of its
 own, so that nothing of a real ``make hub`` on this machine is touched; then
 ``exchange.py release``, each student's fetch, answer and submit, ``exchange.py collect``,
-``make autograde`` (grading/autograde.py with make's defaults, run in that same course the
+``make autograde`` (grading/batch/autograde.py with make's defaults, run in that same course the
 hub closed), ``exchange.py feedback`` and each student's Fetch Feedback.
 
 The students act as their own Unix accounts through the hub, in headless Chromium, as
@@ -69,7 +69,7 @@ def main(argv: list[str]) -> int:
 
 
 def run(students: list[tuple[str, str]]) -> int:
-    from grading.autograde import course_db_url, read_gradebook
+    from grading.batch.autograde import course_db_url, read_gradebook
     from tests.test_hub import A, exercises, running_hub, total_points
 
     every = exercises()
@@ -134,7 +134,7 @@ def _kill_children_but(keep: int) -> None:
     hub's process, which running_hub stops as make hub-stop does."""
     import psutil
 
-    from grading.cluster import kill_tree
+    from grading.batch.cluster import kill_tree
 
     for child in psutil.Process().children():
         if child.pid != keep:

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grading.course import SOLUTIONS, assignments  # noqa: E402
-from grading.kernels import IpcKernelManager  # noqa: E402
+from grading.trusted.kernels import IpcKernelManager  # noqa: E402
 
 
 def cell_times(nb: nbformat.NotebookNode) -> list[tuple[float, int]]:

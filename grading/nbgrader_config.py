@@ -26,17 +26,17 @@ for key, value in LAYOUT.items():  # course id and folders
 c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL") or f"sqlite:///{work / 'gradebook.db'}"
 c.CourseDirectory.ignore = [*CACHES, "feedback", "*.tmp"]
 
-# Trusted autograding (grading/judge.py): the learner's cells run in a sandboxed kernel
-# (grading/sandbox.py, where the machine can make one: JudgedExecute.sandbox = auto), the
+# Trusted autograding (grading/trusted/judge.py): the learner's cells run in a sandboxed kernel
+# (grading/trusted/sandbox.py, where the machine can make one: JudgedExecute.sandbox = auto), the
 # graded test cells in a judge kernel that never runs learner code. Validate is untouched:
 # it runs everything in one ordinary kernel, as on a learner's laptop.
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,  # noqa: E402
                                     IgnorePattern, LimitOutput, SaveAutoGrades)
 
-from grading.judge import JudgedExecute  # noqa: E402
-from grading.preprocessors import CapOutput, RobustExecute  # noqa: E402
-from grading.sanitize import SanitizeNotebook  # noqa: E402
+from grading.trusted.judge import JudgedExecute  # noqa: E402
+from grading.trusted.preprocessors import CapOutput, RobustExecute  # noqa: E402
+from grading.trusted.sanitize import SanitizeNotebook  # noqa: E402
 
 # COURSE_JUDGE=off grades the way nbgrader does by default (tests in the student's own
 # kernel); it exists only so tests/test_trusted_grading.py can show what the judge stops.
@@ -44,24 +44,24 @@ c.Autograde.autograde_preprocessors = [
     JudgedExecute if os.environ.get("COURSE_JUDGE", "on") != "off" else RobustExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
     SanitizeNotebook, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
-# No learner script in any staff or student view (grading/sanitize.py): the notebook
+# No learner script in any staff or student view (grading/trusted/sanitize.py): the notebook
 # autograde stores keeps only safe outputs (SanitizeNotebook above), and every notebook an
 # HTMLExporter of this config renders (the formgrader's submission pages, every feedback
 # file, notebooks graded before this was on) is cleaned again: outputs by SanitizeNotebook
 # and nbconvert's sanitize_html (through the course's allow-list: nbconvert's own would
 # escape a table's <th> and <tbody> and every inline style), markdown after it is rendered
 # to HTML (nbgrader's templates put markdown2html's HTML into the page uncleaned).
-c.HTMLExporter.preprocessors = ["grading.sanitize.SanitizeNotebook"]
+c.HTMLExporter.preprocessors = ["grading.trusted.sanitize.SanitizeNotebook"]
 c.HTMLExporter.sanitize_html = True
-c.HTMLExporter.filters = {"clean_html": "grading.sanitize.clean_html",
-                          "markdown2html": "grading.sanitize.markdown2html"}
+c.HTMLExporter.filters = {"clean_html": "grading.trusted.sanitize.clean_html",
+                          "markdown2html": "grading.trusted.sanitize.markdown2html"}
 
 # Per-cell time limit. nbgrader's Execute preprocessor reads Execute.timeout (seconds);
 # a cell that runs longer is interrupted, scores 0, and the notebook goes on.
 c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT", "120"))
 c.Execute.interrupt_on_timeout = True
 # nbgrader's Execute (the Validate button's too) fails a cell whose last outputs trail its
-# reply by 4 s, which a loaded machine does: the reply is in, go on (grading/preprocessors.py)
+# reply by 4 s, which a loaded machine does: the reply is in, go on (grading/trusted/preprocessors.py)
 c.Execute.raise_on_iopub_timeout = False
 
 # nbgrader gives 0 to any graded cell with stderr output. Python warnings
@@ -71,7 +71,7 @@ c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?m)^.*:\d+: \w*Warning: "
 
 # The Validate button says what `make validate` says about a failed test cell, one line
-# ("not done yet: ..." on a blank notebook), not a traceback per cell (grading/validate.py).
+# ("not done yet: ..." on a blank notebook), not a traceback per cell (grading/tools/validate.py).
 from labkit.validation import brief_errors  # noqa: E402
 
 c.Validator.Execute.on_cell_error = brief_errors

@@ -4,7 +4,7 @@ In the learner's own kernel (Validate, ``make validate``, self-study) nothing he
 ``owned`` and ``learner_side`` give back the object or the module itself, and test cells
 call the learner's functions directly.
 
-In trusted grading (grading/judge.py) test cells run in a *judge* kernel that never runs
+In trusted grading (grading/trusted/judge.py) test cells run in a *judge* kernel that never runs
 learner code. There every name the learner's answer cells define is a ``Remote``: calling
 it (or a method of an object it returns) sends the call into the learner's sandboxed
 kernel, and the result comes back as **plain data only**, decoded here by a strict JSON
@@ -86,7 +86,7 @@ def owned(obj: Any) -> Any:
 
 
 def sandbox_record(path: str) -> tuple[int | None, set[int]]:
-    """Judge side: a forked sandbox's record (grading/forkserver.py's PID 1 writes it): the
+    """Judge side: a forked sandbox's record (grading/trusted/forkserver.py's PID 1 writes it): the
     kernel's pid and the pids of the workers alive, as the sandbox sees them."""
     kernel, alive = None, set()
     with open(path) as f:
@@ -1359,7 +1359,7 @@ def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: fl
 
 # ----------------------------------------------------------------------------------
 # Judge kernel reuse: one judge serves the students of a grading process one after the
-# other (grading/judge.py). Between two students it goes back to the state it booted in.
+# other (grading/trusted/judge.py). Between two students it goes back to the state it booted in.
 # ----------------------------------------------------------------------------------
 _fresh: dict | None = None
 # the seed of the inputs hidden tests generate (Hypothesis), the same for a whole grading run

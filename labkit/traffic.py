@@ -13,7 +13,7 @@ Two halves:
   namespace the pool's workers live in (``ss -tinp``: bytes sent per socket, its owning
   process and its peer), so the bytes each worker sent to each other worker between two
   snapshots are known without asking the workers. In trusted grading the learner's kernel
-  runs in its own network namespace (grading/sandbox.py, ``bwrap --unshare-net``); the
+  runs in its own network namespace (grading/trusted/sandbox.py, ``bwrap --unshare-net``); the
   judge enters it (``nsenter --net``) to take the snapshots and also reads the namespace's
   loopback counter (``/proc/<pid>/net/dev``), which counts every packet, so traffic on
   sockets that were closed before the second snapshot still shows. In the learner's own

@@ -34,7 +34,7 @@ _GRACE_SECONDS = 3.0
 _CONNECT_ATTEMPTS = 2  # a process group that fails to connect is started once more
 _GO = "labkit-workers-go"  # the store key the parent sets once every worker is up
 _WORKER_CODE = "import labkit.workers as w; w._worker_main()"
-# Set in a graded sandbox's kernel (grading/forkserver.py): the abstract socket on which the
+# Set in a graded sandbox's kernel (grading/trusted/forkserver.py): the abstract socket on which the
 # sandbox's PID 1, which has torch imported, forks workers.
 _SERVER_ENV = "LABKIT_WORKER_SERVER"
 
@@ -371,7 +371,7 @@ def _name_this_process(name: str) -> None:
 def _worker_main() -> None:
     """Entry point of a worker process (argv from ``_start_worker``, payload on stdin).
 
-    It ends without Python's finalization, as a forked worker does (grading/forkserver.py):
+    It ends without Python's finalization, as a forked worker does (grading/trusted/forkserver.py):
     a thread of gloo that runs Python (a future's callback, DDP's hooks) when the
     interpreter tears down is killed inside C++ code, and the process aborts with
     "terminate called without an active exception" or "Fatal Python error" on the

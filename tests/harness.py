@@ -26,9 +26,9 @@ from pathlib import Path
 
 import nbformat
 
-from grading.colab import CELL_ID as COLAB_CELL_ID
+from grading.tools.colab import CELL_ID as COLAB_CELL_ID
 from grading.course import CACHES, SOLUTIONS, generate, nbgrader, notebook_namespace, scratch_course
-from grading.judge import _python, bound_names, free_names
+from grading.trusted.judge import _python, bound_names, free_names
 
 __all__ = ["CellGraph", "GradeRun", "Variant", "bundle", "error_names", "grade_all", "inject",
            "load_variants", "notebook_namespace"]
@@ -109,7 +109,7 @@ class CellGraph:
         assigned = set().union(*(c.assigned for c in self.code.values()))
         self.shared = {n for n in assigned - imported if not n.isupper()}
         self.by_id = {c.gid: i for i, c in self.code.items() if c.gid}
-        # the set-up cell: the first code cell, after Colab's (grading/colab.py), which
+        # the set-up cell: the first code cell, after Colab's (grading/tools/colab.py), which
         # installs labkit on Colab only and which no cell reads
         self.setup = min((i for i in self.code if nb.cells[i].get("id") != COLAB_CELL_ID),
                          default=min(self.code, default=0))

@@ -9,7 +9,7 @@ import pytest
 from nbclient import NotebookClient
 
 from grading.course import SOLUTIONS
-from grading.kernels import IpcKernelManager
+from grading.trusted.kernels import IpcKernelManager
 
 NOTEBOOK = SOLUTIONS / "01_async_execution" / "01_async_execution.ipynb"
 

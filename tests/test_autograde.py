@@ -1,4 +1,4 @@
-"""grading/autograde.py: a whole class, with broken and hostile submissions, in one batch.
+"""grading/batch/autograde.py: a whole class, with broken and hostile submissions, in one batch.
 
 The hostile class is built from 00_getting_started's solution and learner notebooks; grade
 ids, points and solution cells are read from the notebook's nbgrader metadata. The class
@@ -20,10 +20,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import autograde as ag
+from grading.batch import autograde as ag
 from grading.course import REPO, SOLUTIONS, nbgrader
-from grading.preprocessors import HideHiddenTests, hidden_region
-from grading.submissions import SubmissionsError, read_zip
+from grading.trusted.preprocessors import HideHiddenTests, hidden_region
+from grading.batch.submissions import SubmissionsError, read_zip
 from tests.harness import own_children_left_running
 
 A = "00_getting_started"
@@ -161,7 +161,7 @@ def build_class(folder: Path) -> dict[str, float | None]:
         "warnings.warn('old API', DeprecationWarning, stacklevel=2)\n"
         "print('NBGRADER_EXECUTION =', os.environ.get('NBGRADER_EXECUTION'))\n"
         "if os.environ.get('NBGRADER_EXECUTION') != 'autograde':\n    return -1")
-    # printed before the first test cell: output made after it is not kept (grading/judge.py)
+    # printed before the first test cell: output made after it is not kept (grading/trusted/judge.py)
     put("noisy", with_cell_suffix(noisy, f1, "import os\nprint('NBGRADER_EXECUTION =', "
                                   "os.environ.get('NBGRADER_EXECUTION'))\n"
                                   "print('x' * 3_000_000)\nfor i in range(20000):\n"
@@ -484,6 +484,31 @@ def test_feedback_hides_hidden_tests_code_by_default(graded_class):
         assert "hidden tests" in text
 
 
+def test_the_import_stage_alone_writes_submitted_and_returns_plain_data(tmp_path):
+    """autograde's import stage is one call: it writes grading/submitted/ and says, as plain
+    data, whom to grade and when each content came in; nothing is graded. A second import of
+    the same content keeps the first import's time."""
+    import dataclasses
+    import shutil
+
+    course = tmp_path / "course"
+    shutil.copytree(SOLUTIONS / A, course / "solutions" / A)
+    subs = tmp_path / "subs"
+    for student in ("ada", "ben"):
+        (subs / student / A).mkdir(parents=True)
+        shutil.copy(REPO / "notebooks" / A / NB, subs / student / A / NB)
+    opts = ag.Options(A, subs, course=course)
+    db_url = f"sqlite:///{course / 'grading' / 'gradebook.db'}"
+    state = ag.read_state(course / "grading" / "reports" / A / "state.json")
+    intake = ag.import_class(opts, state, db_url)
+    assert [sid for sid, _, _ in intake.todo] == ["ada", "ben"] and intake.unchanged == []
+    assert (course / "grading" / "submitted" / "ada" / A / NB).is_file()
+    assert not (course / "grading" / "autograded").exists()
+    assert json.loads(json.dumps(dataclasses.asdict(intake), default=bytes.hex))["problems"] == []
+    state["students"]["ada"] = {"imported": "2026-01-01 00:00:00 UTC"}
+    assert ag.import_class(opts, state, db_url).imported_at["ada"] == "2026-01-01 00:00:00 UTC"
+
+
 def test_hide_preprocessor_names_the_failed_hidden_test():
     cell = nbformat.v4.new_code_cell(
         '"""t"""\nassert f(1) == 1\n### BEGIN HIDDEN TESTS\nassert f(2) == 2\n'
@@ -524,7 +549,7 @@ def test_hide_preprocessor_hides_every_hidden_region():
     assert c.outputs[0].traceback == ["Hidden test 2 of 2 failed", "AssertionError: zero"]
     # the course's own: no line of any hidden region of any notebook shows
     from grading.course import assignments
-    from grading.preprocessors import hidden_regions
+    from grading.trusted.preprocessors import hidden_regions
 
     for a in assignments():
         nb = nbformat.read(SOLUTIONS / a / f"{a}.ipynb", as_version=4)
@@ -578,7 +603,7 @@ def test_feedback_names_no_path_of_the_grader():
     in a student's outputs show as <python>, <course>, <tmp> in the feedback."""
     import tempfile
 
-    from grading.preprocessors import HideGraderPaths
+    from grading.trusted.preprocessors import HideGraderPaths
 
     venv, tmp = sys.prefix, tempfile.gettempdir()
     cell = nbformat.v4.new_code_cell("import labkit")
@@ -626,9 +651,9 @@ def test_rerun_regrades_only_changed_submissions(graded_class):
 
 
 def test_hidden_flag_chooses_the_feedback_preprocessors(tmp_path):
-    from grading.grade_worker import load_config
+    from grading.batch.grade_worker import load_config
 
-    from grading.preprocessors import HideGraderPaths
+    from grading.trusted.preprocessors import HideGraderPaths
 
     hide = load_config(tmp_path, "hide").GenerateFeedback.preprocessors
     show = load_config(tmp_path, "show").GenerateFeedback.preprocessors
@@ -663,7 +688,7 @@ def test_zip_without_student_ids_is_a_clear_error(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, str(REPO / "grading" / "autograde.py"), *args],
+    return subprocess.run([sys.executable, str(REPO / "grading" / "batch" / "autograde.py"), *args],
                           capture_output=True, text=True, cwd=REPO, timeout=120)
 
 
@@ -740,7 +765,7 @@ def test_regrade_on_request_and_a_graders_failure_is_never_stored(graded_class, 
     listed as the grader's, and the next run grades that student again."""
     import dataclasses
 
-    from grading import cluster
+    from grading.batch import cluster
 
     opts = graded_class["opts"]
     before = {r["student"]: r["score"] for r in ag.autograde(opts).rows}
@@ -769,8 +794,8 @@ def test_a_course_whose_code_cannot_be_imported_is_the_graders_failure(tmp_path,
     submitted cell has run, so the grading process reports the grader's failure, naming
     the cause, after trying twice, and gives no grade (before: every test cell timed out and
     the student scored 0)."""
-    from grading import sandbox
-    from grading.grade_worker import Worker
+    from grading.trusted import sandbox
+    from grading.batch.grade_worker import Worker
 
     import os
     import shutil
@@ -796,7 +821,7 @@ def test_item_plot_counts_whole_students_and_its_legend_covers_no_bar():
     sits outside the bars (it covered the longest ones, which reach the class size)."""
     import matplotlib.pyplot as plt
 
-    from grading.reports import items_figure
+    from grading.batch.reports import items_figure
 
     items = [{"cell": f"test_{i}", "full": f, "partial": p, "none": 2 - f - p}
              for i, (f, p) in enumerate([(2, 0), (1, 1), (0, 0)])]

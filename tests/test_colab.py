@@ -1,5 +1,5 @@
 """Colab, as close as this machine gets: every notebook links to itself on Colab (badge, README)
-and starts with grading/colab.py's set-up cell; that cell, run against a local copy of the
+and starts with grading/tools/colab.py's set-up cell; that cell, run against a local copy of the
 repository, installs labkit into a bare Python where google.colab is imported and does nothing
 where it is not; labkit's own check (Colab has no Validate button) runs without nbgrader."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading import colab
+from grading.tools import colab
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments
 
 
@@ -25,7 +25,7 @@ def test_every_notebook_has_its_colab_badge_and_set_up_cell():
             nb = nbformat.read(folder / a / f"{a}.ipynb", as_version=4)
             assert nbformat.writes(colab.with_colab(copy.deepcopy(nb), a)) == nbformat.writes(nb), (
                 f"{folder.name}/{a}: its Colab badge or set-up cell is missing or stale: run "
-                "python grading/colab.py, then make release")
+                "python grading/tools/colab.py, then make release")
             assert nb.cells[0].source.split("\n")[2] == colab.badge(a)
             assert [c for c in nb.cells if c.cell_type == "code"][0].id == colab.CELL_ID
         assert colab.colab_url(a).endswith(f"/blob/main/notebooks/{a}/{a}.ipynb")
@@ -33,7 +33,7 @@ def test_every_notebook_has_its_colab_badge_and_set_up_cell():
 
 
 def test_the_set_up_cell_is_replaced_not_doubled_when_its_id_was_lost():
-    """A rebuild that renumbered the set-up cell's id: grading/colab.py puts it back once."""
+    """A rebuild that renumbered the set-up cell's id: grading/tools/colab.py puts it back once."""
     nb = nbformat.read(SOLUTIONS / "00_getting_started" / "00_getting_started.ipynb", as_version=4)
     renumbered = copy.deepcopy(nb)
     next(c for c in renumbered.cells if c.get("id") == colab.CELL_ID).id = "cell-001"

@@ -25,7 +25,8 @@ import nbformat
 import psutil
 import pytest
 
-from grading import autograde as ag
+from grading.batch import autograde as ag
+from grading.batch.cluster import kill_tree
 from grading.course import REPO, SOLUTIONS
 from tests.harness import CellGraph
 from tests.test_autograde import (graded_cells, index_of, learner, solution, solution_cells,
@@ -46,7 +47,7 @@ def _env() -> dict:
 
 def _stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
-        ag.kill_tree(proc.pid)
+        kill_tree(proc.pid)
     proc.wait(timeout=30)
 
 
@@ -121,7 +122,7 @@ def _grading_worker_with_a_kernel(workers: list[subprocess.Popen]):
         for child in tree:
             try:
                 cmd = " ".join(child.cmdline())
-                if "grading.cluster" in cmd and "serve" in cmd and any(
+                if "grading.batch.cluster" in cmd and "serve" in cmd and any(
                         "ipykernel" in " ".join(k.cmdline()) for k in child.children(recursive=True)):
                     return child.parent(), child
             except psutil.NoSuchProcess:
@@ -139,7 +140,7 @@ def test_a_class_graded_through_dask_workers_survives_losing_one(dask_cluster, t
     expected = build_class(subs)
     out_log, err_log = open(tmp_path / "out.txt", "w"), open(tmp_path / "err.txt", "w")
     grader = subprocess.Popen(
-        [sys.executable, str(REPO / "grading" / "autograde.py"), A, str(subs), "--course",
+        [sys.executable, str(REPO / "grading" / "batch" / "autograde.py"), A, str(subs), "--course",
          str(course), "--scheduler", dask_cluster["address"], "--cell-timeout", "60", "--quiet"],
         cwd=REPO, stdout=out_log, stderr=err_log)
     try:
@@ -154,7 +155,7 @@ def test_a_class_graded_through_dask_workers_survives_losing_one(dask_cluster, t
         rc = grader.wait(timeout=900)
     finally:
         if grader.poll() is None:
-            ag.kill_tree(grader.pid)
+            kill_tree(grader.pid)
         out_log.close()
         err_log.close()
     out, err = (tmp_path / "out.txt").read_text(), (tmp_path / "err.txt").read_text()
@@ -193,7 +194,7 @@ def test_a_class_graded_through_dask_workers_survives_losing_one(dask_cluster, t
     while busy and time.monotonic() < deadline:
         busy = [c for w in dask_cluster["workers"] if w.poll() is None
                 for c in psutil.Process(w.pid).children(recursive=True)
-                if "grading.cluster" in " ".join(c.cmdline())]
+                if "grading.batch.cluster" in " ".join(c.cmdline())]
         time.sleep(0.5)
     assert not busy, [c.cmdline() for c in busy]
 

@@ -1,6 +1,6 @@
 """Every command and path the docs name exists: in README.md, docs/*.md and
 tests/redteam/README.md, each `make <target>` is a target of the Makefile, each repository
-path in code (`grading/release.py`, `tests/redteam/...`) or in a link exists, each
+path in code (`grading/tools/release.py`, `tests/redteam/...`) or in a link exists, each
 `labkit.x` / `grading.x` names a module (and the name after it is defined there), a file
 named alone (`release.py` in the layout's `grading/` row) is in a folder named before it, and
 each relative link reaches a file and, with #anchor, one of its headings. Reads files only."""

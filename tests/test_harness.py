@@ -175,8 +175,8 @@ def test_a_variant_may_replace_several_regions(tmp_path, monkeypatch):
 
 def test_the_set_up_cell_is_the_first_code_cell_after_colabs():
     """Variants' trimmed notebooks keep the set-up cell: the first code cell other than the
-    Colab cell (grading/colab.py), even where every name it imports is imported again later."""
-    from grading.colab import CELL_ID, setup_cell_source
+    Colab cell (grading/tools/colab.py), even where every name it imports is imported again later."""
+    from grading.tools.colab import CELL_ID, setup_cell_source
 
     colab = nbformat.v4.new_code_cell(setup_cell_source())
     colab.id = CELL_ID

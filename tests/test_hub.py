@@ -11,7 +11,7 @@ removes the accounts and their home folders.
 2. A student logs in in headless Chromium, fetches it from the Assignment List, answers one
    exercise in the notebook, saves and submits.
 3. The instructor collects (grading/hub/exchange.py collect: nbgrader collect) and grades
-   the collected folder with the course's own trusted grading (grading/autograde.py, as
+   the collected folder with the course's own trusted grading (grading/batch/autograde.py, as
    make autograde does), then releases the feedback (exchange.py feedback: nbgrader
    release_feedback).
 4. The student fetches the feedback from the Assignment List and finds their score in it.
@@ -360,7 +360,7 @@ def fetch_feedback(page, panel, user: str) -> list[Path]:
 
 def make_autograde(course: Path, collected: Path, *options: str, timeout_s: float = 600):
     """make autograde ASSIGNMENT=A SUBMISSIONS=<collected>, run in the course the hub closed."""
-    return subprocess.run([sys.executable, str(course / "grading" / "autograde.py"), A,
+    return subprocess.run([sys.executable, str(course / "grading" / "batch" / "autograde.py"), A,
                            str(collected), *options],
                           cwd=course, capture_output=True, text=True, timeout=timeout_s)
 
@@ -374,7 +374,7 @@ def flow(hub, browser):
     try:
         yield run_flow(hub, browser, started)
     finally:
-        from grading.cluster import kill_tree
+        from grading.batch.cluster import kill_tree
 
         for proc in started:  # the LMS-zip grading, if a step failed before its check
             if proc.poll() is None:
@@ -465,7 +465,7 @@ def formgrader_panel(teacher) -> None:
 
 
 def test_student_submits_on_the_hub_and_gets_the_course_grading_back(hub, flow):
-    from grading.autograde import course_db_url, read_gradebook
+    from grading.batch.autograde import course_db_url, read_gradebook
 
     rows, _ = read_gradebook(course_db_url(hub.course), A)
     scores = {r["student"]: (r["score"], r["max_score"]) for r in rows}
@@ -492,7 +492,7 @@ def grade_lms_zip(notebook: Path, base: Path) -> tuple[subprocess.Popen, Path]:
     shutil.copytree(SOLUTIONS / A, course / "solutions" / A)
     (course / "grading").mkdir()
     proc = subprocess.Popen(
-        [sys.executable, str(REPO / "grading" / "autograde.py"), A, str(archive),
+        [sys.executable, str(REPO / "grading" / "batch" / "autograde.py"), A, str(archive),
          "--course", str(course), "--jobs", "1", "--cell-timeout", "60", "--quiet"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return proc, course
@@ -501,7 +501,7 @@ def grade_lms_zip(notebook: Path, base: Path) -> tuple[subprocess.Popen, Path]:
 def test_the_same_hand_in_as_an_lms_zip_grades_the_same(flow):
     """What the student submitted on the hub, collected and zipped as an LMS exports it,
     graded by make autograde's zip path (into a fresh course): the same score, feedback."""
-    from grading.autograde import course_db_url, read_gradebook
+    from grading.batch.autograde import course_db_url, read_gradebook
 
     proc, course = flow["lms"]
     log = proc.communicate(timeout=600)[0]

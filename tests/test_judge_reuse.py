@@ -1,5 +1,5 @@
 """One judge kernel serves the students of a grading run one after the other, and nothing of
-one student's grading reaches the next (grading/judge.py, labkit.remote.judge_reset)."""
+one student's grading reaches the next (grading/trusted/judge.py, labkit.remote.judge_reset)."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_one_judge_served_every_student(graded):
 
 def test_the_judge_listens_on_no_tcp_port(graded):
     """A kernel on TCP gets its ports picked free and bound a moment later: any process
-    between the two can take one and the kernel dies before it replies (grading/kernels.py)."""
+    between the two can take one and the kernel dies before it replies (grading/trusted/kernels.py)."""
     _, outputs, log, _ = graded
     seen = {_line(out, "judge transport") for out in outputs.values()}
     assert seen == {"judge transport ipc"}, f"{seen}\n{log[-3000:]}"
@@ -137,7 +137,7 @@ def test_nothing_of_one_student_reaches_the_next(graded):
 
 
 def test_learner_outputs_after_the_tests_called_its_code_are_not_kept(graded):
-    from grading.judge import NOT_KEPT
+    from grading.trusted.judge import NOT_KEPT
 
     *_, later = graded
     assert [o.get("text") for o in later["c-honest"]] == [NOT_KEPT]
@@ -149,8 +149,8 @@ def test_the_judge_runs_under_limits_of_its_own(graded):
     and its cgroup is gone once the judge is."""
     import json
 
-    from grading.judge import JUDGE_LIMITS
-    from grading.sandbox import CGROUP_PREFIX, cgroup_support
+    from grading.trusted.judge import JUDGE_LIMITS
+    from grading.trusted.sandbox import CGROUP_PREFIX, cgroup_support
 
     _, outputs, log, _ = graded
     seen = {_line(out, "judge limits") for out in outputs.values()}

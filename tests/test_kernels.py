@@ -1,4 +1,4 @@
-"""The grader's own kernels listen on Unix sockets in a private folder (grading/kernels.py)."""
+"""The grader's own kernels listen on Unix sockets in a private folder (grading/trusted/kernels.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import stat
 from pathlib import Path
 
 from grading.course import REPO
-from grading.judge import JudgedExecute
-from grading.kernels import start_new_kernel
-from grading.preprocessors import RobustExecute
+from grading.trusted.judge import JudgedExecute
+from grading.trusted.kernels import start_new_kernel
+from grading.trusted.preprocessors import RobustExecute
 
 
 def test_a_kernel_on_private_sockets_runs_and_leaves_none_behind():
@@ -43,7 +43,7 @@ def test_a_killed_process_private_folder_goes_with_the_next_one_made():
     import subprocess
     import sys
 
-    make = "from grading.kernels import private_folder; print(private_folder(), flush=True)"
+    make = "from grading.trusted.kernels import private_folder; print(private_folder(), flush=True)"
     killed = subprocess.Popen([sys.executable, "-c", make + "; import time; time.sleep(600)"],
                               stdout=subprocess.PIPE, text=True, cwd=REPO)
     alive = subprocess.Popen([sys.executable, "-c", make + "; import time; time.sleep(600)"],

@@ -1,4 +1,4 @@
-"""grading/lms_export.py: the Canvas and Moodle grade files, read back as an LMS reads them.
+"""grading/batch/lms_export.py: the Canvas and Moodle grade files, read back as an LMS reads them.
 
 The gradebook is nbgrader's own (SQLite), filled through nbgrader's API: an assignment of
 two test cells (2 + 3 points), a student with a full roster entry (names, email, Canvas
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grading import lms_export
+from grading.batch import lms_export
 from grading.course import REPO
 
 A = "hw1"
@@ -106,7 +106,7 @@ def test_bad_canvas_id_is_one_line_naming_the_fix(gradebook, tmp_path, capsys, m
 def test_command_line(gradebook, tmp_path):
     course = Path(gradebook[len("sqlite:///"):]).parent.parent
     run = lambda *args: subprocess.run(  # noqa: E731
-        [sys.executable, str(REPO / "grading" / "lms_export.py"), *args, "--course", str(course)],
+        [sys.executable, str(REPO / "grading" / "batch" / "lms_export.py"), *args, "--course", str(course)],
         capture_output=True, text=True, timeout=120)
     ok = run(A, "--canvas-id", "55")
     assert ok.returncode == 0, ok.stderr

@@ -59,7 +59,7 @@ def test_run_all_goes_on_past_every_test_cell_of_a_learner_notebook():
     from nbclient import NotebookClient
 
     from grading.course import RUN_PAST
-    from grading.kernels import IpcKernelManager
+    from grading.trusted.kernels import IpcKernelManager
 
     for a in ASSIGNMENTS:
         nb = nbformat.read(NOTEBOOKS / a / f"{a}.ipynb", as_version=4)

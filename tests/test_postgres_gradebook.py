@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import autograde as ag
+from grading.batch import autograde as ag
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS
 from tests.harness import CellGraph
 
@@ -133,7 +133,7 @@ def test_two_grading_runs_at_once_lose_and_double_nothing(postgres, tmp_path):
     for name, subs in (("one", a_subs), ("two", b_subs)):
         course = new_course(tmp_path / name)
         procs.append(subprocess.Popen(
-            [sys.executable, str(REPO / "grading" / "autograde.py"), A, str(subs),
+            [sys.executable, str(REPO / "grading" / "batch" / "autograde.py"), A, str(subs),
              "--course", str(course), "--db-url", postgres, "--jobs", "1",
              "--cell-timeout", "60", "--quiet"],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 import torch
-from grading.kernels import start_new_kernel
+from grading.trusted.kernels import start_new_kernel
 
 import labkit.remote as remote
 
@@ -174,7 +174,7 @@ def test_a_call_hands_the_tensors_it_was_given_on_to_a_tests_object(learner):
 
 FLOOD = '''
 import json, resource, sys
-from grading.kernels import start_new_kernel
+from grading.trusted.kernels import start_new_kernel
 import labkit.remote as remote
 
 km, kc = start_new_kernel(kernel_name="python3")

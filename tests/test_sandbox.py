@@ -1,4 +1,4 @@
-"""grading/sandbox.py: what a student's code can see, reach and leave behind while graded.
+"""grading/trusted/sandbox.py: what a student's code can see, reach and leave behind while graded.
 
 Each attack runs twice where that is safe: outside the sandbox (it works: the test
 could fail) and inside (it does not). The kernel tests drive a real ipykernel in the
@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from grading import sandbox, seccomp
+from grading.trusted import sandbox, seccomp
 from grading.course import REPO
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the sandbox is Linux-only")
@@ -38,7 +38,7 @@ def usable():
 @pytest.fixture(params=["bubblewrap", "forked"])
 def launch(request, monkeypatch):
     """Each sandbox made both ways: by bubblewrap, and forked from the fork server (as
-    root; grading/forkserver.py), which must give the same walls."""
+    root; grading/trusted/forkserver.py), which must give the same walls."""
     if request.param == "forked" and os.geteuid() != 0:
         pytest.skip("the fork server needs root")
     monkeypatch.setenv(sandbox.FORKSERVER_ENV, "1" if request.param == "forked" else "0")
@@ -298,7 +298,7 @@ def test_gloo_process_group_runs_inside(box):
     assert "c10d" not in got.stderr, got.stderr[-2000:]
 
 
-# ------------------------------------------------- system calls (grading/seccomp.py)
+# ------------------------------------------------- system calls (grading/trusted/seccomp.py)
 
 NEWUSER = 0x10000000
 # One call of each refused system call, with arguments a kernel that let it through would
@@ -373,7 +373,7 @@ def test_the_filter_itself_refuses_each_listed_call(tmp_path):
     free = json.loads(subprocess.run([sys.executable, str(script)], capture_output=True,
                                      text=True, timeout=60, check=True).stdout)
     filtered = subprocess.run(
-        [sys.executable, "-c", "import sys, runpy, ctypes; from grading import seccomp, "
+        [sys.executable, "-c", "import sys, runpy, ctypes; from grading.trusted import seccomp, "
          "forkserver; ctypes.CDLL(None).prctl(38, 1, 0, 0, 0); "
          "forkserver.install_filter(seccomp.program()); sys.argv = sys.argv[1:]; "
          "runpy.run_path(sys.argv[0], run_name='__main__')", str(script)],
@@ -760,7 +760,7 @@ def test_outputs_are_capped_while_they_stream(usable):
     """A cell printing 20 MB leaves at most the cap in the grading process, with a note;
     the next cell's output is whole. (And once the grader's kernel is ready, its sockets
     folder on the host takes no file from the student.)"""
-    from grading.preprocessors import RobustExecute
+    from grading.trusted.preprocessors import RobustExecute
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(
@@ -892,7 +892,7 @@ def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
     code = textwrap.dedent(f"""
         import nbformat, sys
         from nbclient import NotebookClient
-        from grading import sandbox, seccomp
+        from grading.trusted import sandbox, seccomp
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_code_cell(
             "import subprocess, sys\\n"

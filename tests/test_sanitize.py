@@ -1,4 +1,4 @@
-"""grading/sanitize.py: no learner script in the formgrader's pages or in feedback.
+"""grading/trusted/sanitize.py: no learner script in the formgrader's pages or in feedback.
 
 Each hostile case carries its own marker (PWN01, PWN02, ...). A rendered page is dangerous
 for a case when its marker sits where a browser acts on it: in an attribute (an event
@@ -21,7 +21,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from grading.sanitize import clean_html, markdown2html, sanitize_notebook
+from grading.trusted.sanitize import clean_html, markdown2html, sanitize_notebook
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import nbbuild
+from grading.tools import nbbuild
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, read_json_notebook
 from tests.ports import free_ports
 
@@ -59,14 +59,14 @@ def test_nbbuild_cli_writes_atomically(tmp_path):
     bad.write_text("# %% [solution]\nx = 1\n")
     dest = tmp_path / "out.ipynb"
     dest.write_text("previous")
-    proc = subprocess.run([sys.executable, str(REPO / "grading/nbbuild.py"), "build", str(bad),
+    proc = subprocess.run([sys.executable, str(REPO / "grading/tools/nbbuild.py"), "build", str(bad),
                            str(dest)], capture_output=True, text=True)
     assert proc.returncode == 1 and "needs id=<grade_id>" in proc.stderr
     assert dest.read_text() == "previous", "a failed build must not touch the notebook"
 
 
 def _validate(path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "grading/validate.py"), str(path)],
+    return subprocess.run([sys.executable, str(REPO / "grading/tools/validate.py"), str(path)],
                           capture_output=True, text=True, timeout=300)
 
 
@@ -161,7 +161,7 @@ def test_validate_button_says_what_make_validate_says(tmp_path, monkeypatch, con
     from nbgrader.apps import NbGrader
     from nbgrader.validator import Validator
 
-    from grading.validate import NOT_DONE
+    from grading.tools.validate import NOT_DONE
 
     monkeypatch.setenv("COURSE_EXCHANGE", str(tmp_path / "exchange"))  # the hub's config reads it
     path = _tiny_assignment(tmp_path / "tiny.ipynb")
@@ -199,7 +199,7 @@ def test_make_validate_reports_failures_without_makes_error_line(tmp_path):
 def test_validate_names_a_notebook_as_make_reset_does(tmp_path, monkeypatch):
     """NB=NN_topic (or NN_topic.ipynb) is the learner's copy in work/, made from the
     release when missing; a path to a file is that file; anything else is named back."""
-    from grading import validate, workcopy
+    from grading.tools import validate, workcopy
 
     monkeypatch.setattr(workcopy, "WORK", tmp_path / "work")
     mine = tmp_path / "work" / FIRST / f"{FIRST}.ipynb"
@@ -359,8 +359,8 @@ def test_a_late_output_never_drops_a_submission():
     executors go on to the next cell instead."""
     from nbgrader.preprocessors import Execute
 
-    from grading.judge import JudgedExecute
-    from grading.preprocessors import RobustExecute
+    from grading.trusted.judge import JudgedExecute
+    from grading.trusted.preprocessors import RobustExecute
 
     assert Execute().raise_on_iopub_timeout
     assert not RobustExecute().raise_on_iopub_timeout
@@ -390,20 +390,20 @@ def test_hub_stop_counts_a_hub_that_exited_but_is_not_yet_reaped_as_stopped(tmp_
 
 
 def test_grade_demo_help_says_what_it_does_and_grades_nothing():
-    """``python grading/demo.py --help`` answers; it does not wipe the last demo and grade a
+    """``python grading/batch/demo.py --help`` answers; it does not wipe the last demo and grade a
     class (it took no arguments and ran whatever it was given)."""
-    from grading.demo import DEMO
+    from grading.batch.demo import DEMO
 
     made = not DEMO.exists()
     DEMO.mkdir(parents=True, exist_ok=True)
     marker = DEMO / "kept-by-a-test"
     marker.write_text("")
     try:
-        got = subprocess.run([sys.executable, "grading/demo.py", "--help"], cwd=REPO,
+        got = subprocess.run([sys.executable, "grading/batch/demo.py", "--help"], cwd=REPO,
                              capture_output=True, text=True, timeout=60)
         assert got.returncode == 0 and "a synthetic class of 00_getting_started" in got.stdout, got
         assert marker.exists(), "--help wiped the last demo"
-        wrong = subprocess.run([sys.executable, "grading/demo.py", "--students", "3"], cwd=REPO,
+        wrong = subprocess.run([sys.executable, "grading/batch/demo.py", "--students", "3"], cwd=REPO,
                                capture_output=True, text=True, timeout=60)
         assert wrong.returncode == 2 and "unrecognized arguments" in wrong.stderr, wrong
         assert marker.exists()

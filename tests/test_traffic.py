@@ -258,7 +258,7 @@ def test_the_receiver_is_the_socket_with_the_addresses_swapped():
 
 
 def test_the_meter_measures_the_workers_the_sandbox_lists_never_the_ones_named(tmp_path):
-    """With a forked sandbox's record (grading/forkserver.py's PID 1 writes ``+pid`` for each
+    """With a forked sandbox's record (grading/trusted/forkserver.py's PID 1 writes ``+pid`` for each
     worker it forks and ``-pid`` for each that ends), the ranks a pool names must be exactly
     the workers alive on that list: a decoy, or a worker the list does not hold, is refused."""
     import subprocess

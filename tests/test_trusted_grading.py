@@ -2,7 +2,7 @@
 
 Every file in tests/redteam/<NN_name>/ is one hostile student's trick, added to honest work
 of that notebook (tests/redteam/README.md: the file format). Graded through the course's
-pipeline (learner's cells in the sandbox, tests in the judge kernel: grading/judge.py), each
+pipeline (learner's cells in the sandbox, tests in the judge kernel: grading/trusted/judge.py), each
 trick scores exactly what the same honest work scores without it, graded in the same run.
 Graded the way nbgrader grades by default (tests in the student's kernel; COURSE_JUDGE=off),
 the tricks marked ``# fools: nbgrader`` get more, which shows the corpus attacks something
@@ -379,8 +379,8 @@ def test_hidden_tests_never_reach_the_learners_outputs(trick, tmp_path_factory):
 
 def feedback_of(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """What a student's feedback shows of an autograded notebook under HIDDEN=hide (make
-    autograde's default): the feedback's preprocessors of grading/grade_worker.py."""
-    from grading.preprocessors import HideGraderPaths, HideHiddenTests
+    autograde's default): the feedback's preprocessors of grading/batch/grade_worker.py."""
+    from grading.trusted.preprocessors import HideGraderPaths, HideHiddenTests
 
     nb = copy.deepcopy(nb)
     for step in (HideHiddenTests(), HideGraderPaths()):
@@ -397,7 +397,7 @@ def test_feedback_under_hide_quotes_no_hidden_code_and_no_grader_path(notebook,
     import sys
 
     from grading.course import REPO
-    from grading.preprocessors import hidden_regions
+    from grading.trusted.preprocessors import hidden_regions
 
     run = _run(notebook, "judged", tmp_path_factory)
     secret = hidden_lines(notebook)

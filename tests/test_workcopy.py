@@ -1,4 +1,4 @@
-"""A learner's working copy is not the release (grading/workcopy.py, make lab, make reset).
+"""A learner's working copy is not the release (grading/tools/workcopy.py, make lab, make reset).
 
 make lab opens work/, made from notebooks/ on first use and kept; make reset puts one
 notebook, or one exercise of it, back to the state generated from solutions/, keeping the
@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import workcopy
+from grading.tools import workcopy
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS
 from tests.ports import free_ports
 
@@ -108,7 +108,7 @@ def test_reset_names_the_problem(work, capsys):
 def test_the_demo_class_blank_student_is_generated_from_solutions(monkeypatch, tmp_path):
     """grade-demo's untouched student is the generated learner version, even when the
     folder a learner works in holds answers."""
-    from grading import demo
+    from grading.batch import demo
 
     answered = tmp_path / "notebooks"
     (answered / A).mkdir(parents=True)

@@ -271,7 +271,7 @@ NOTEBOOK_CELLS = [
 
 def test_workers_from_a_notebook_run_by_nbclient(no_leftovers, tmp_path):
     from nbclient import NotebookClient
-    from grading.kernels import IpcKernelManager
+    from grading.trusted.kernels import IpcKernelManager
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in NOTEBOOK_CELLS]

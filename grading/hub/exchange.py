@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.course import LAYOUT, REPO  # noqa: E402
 from grading.course import nbgrader as _nbgrader  # noqa: E402
-from grading.workcopy import learner_version  # noqa: E402
+from grading.tools.workcopy import learner_version  # noqa: E402
 
 EXCHANGE = Path(os.environ.get("COURSE_EXCHANGE") or os.environ.get("HUB_EXCHANGE")
                 or f"/srv/nbgrader/{LAYOUT['course_id']}")
@@ -317,8 +317,8 @@ def collect(course: Path, assignment: str, exchange: Path = EXCHANGE) -> Path:
         print(f"warning: {line}", file=sys.stderr)
     dest = course / COLLECTED
     dest.mkdir(parents=True, exist_ok=True)
-    from grading.cluster import safe_name
-    from grading.submissions import write_files
+    from grading.batch.cluster import safe_name
+    from grading.batch.submissions import write_files
 
     for student, files in hand_ins.items():   # names from directory listings: no '/', '..'
         write_files(files, dest / safe_name(student) / assignment)

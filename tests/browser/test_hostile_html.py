@@ -5,7 +5,7 @@ Mallory hands in 00_getting_started's solution plus markdown and code cells whos
 ontoggle>``, ``display(HTML(...))``, ``display(Javascript(...))``) runs script that, as the
 instructor, writes a file into the course root through the Jupyter server's contents API,
 changes the page title and opens a dialog. The class is graded the course's way
-(grading/autograde.py: sandbox, judge, nbgrader), then the submission is opened in the
+(grading/batch/autograde.py: sandbox, judge, nbgrader), then the submission is opened in the
 formgrader of an instructor's Jupyter server (the course's config) and its feedback file is
 opened from the same origin, in headless Chromium: no request, no file, no title change, no
 dialog. The same hand-in rendered by nbgrader without the sanitizer, in the same browser
@@ -30,7 +30,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
-from grading import autograde as ag
+from grading.batch import autograde as ag
 from grading.course import SOLUTIONS
 from tests.browser.lab import LabServer
 
@@ -103,7 +103,7 @@ def hostile_submission() -> nbformat.NotebookNode:
         call = "Javascript" if mime == "application/javascript" else "HTML"
         lines.append(f"display({call}({value!r}))")
         saved.append(new_output("display_data", {mime: value, "text/plain": f"<{call} object>"}))
-    # before the first test cell: outputs made after it are not kept (grading/judge.py), and
+    # before the first test cell: outputs made after it are not kept (grading/trusted/judge.py), and
     # these must reach the graded copy for the sanitizer to be shown working on them
     first_test = next(i for i, c in enumerate(nb.cells)
                       if c.metadata.get("nbgrader", {}).get("grade")

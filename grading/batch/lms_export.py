@@ -1,6 +1,6 @@
 """Grade files an LMS gradebook imports, written from the course gradebook (nbgrader's).
 
-    python grading/lms_export.py ASSIGNMENT [--canvas-id ID] [--db-url URL]
+    python grading/batch/lms_export.py ASSIGNMENT [--canvas-id ID] [--db-url URL]
     make autograde ... [CANVAS_ASSIGNMENT_ID=1234]      (writes them after every run)
 
 Two files per assignment, in grading/reports/<assignment>/, one row per student with a
@@ -38,9 +38,9 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from grading.reports import num, write_csv  # noqa: E402
+from grading.batch.reports import num, write_csv  # noqa: E402
 
 CANVAS_ID = re.compile(r"^[0-9]{1,20}$")
 

@@ -1,12 +1,12 @@
 """Grade a whole class in one command: import, autograde in parallel, feedback, reports.
 
-    python grading/autograde.py ASSIGNMENT SUBMISSIONS [--jobs N] [--hidden hide|show]
+    python grading/batch/autograde.py ASSIGNMENT SUBMISSIONS [--jobs N] [--hidden hide|show]
                                 [--pattern REGEX] [--course ROOT] [--scheduler tcp://host:8786]
     make autograde ASSIGNMENT=00_getting_started SUBMISSIONS=~/Downloads/class.zip
 
-1. Imports SUBMISSIONS (a folder or an LMS zip, see grading/submissions.py) into
+1. Imports SUBMISSIONS (a folder or an LMS zip, see grading/batch/submissions.py) into
    grading/submitted/<student>/<assignment>/; unchanged submissions are left as they are.
-2. Grades every new or changed submission on a Dask cluster (grading/cluster.py): a local
+2. Grades every new or changed submission on a Dask cluster (grading/batch/cluster.py): a local
    one with N workers (default: one per core), or an existing one (--scheduler). Each job
    carries the submission's files in and its grades and files out as plain data; each
    grading process owns a scratch course and gradebook; this process alone writes the
@@ -35,14 +35,15 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.course import REPO, assignments, clean_notebook, write_notebook  # noqa: E402
-from grading.gradebook import (course_db_url, gradebook_lock, merge_result, seed_note,  # noqa: E402
+from grading.batch.gradebook import (course_db_url, gradebook_lock, merge_result, seed_note,  # noqa: E402
                                read_gradebook)
-from grading.reports import (export_csv, item_report, num, plot_items, table,  # noqa: E402
+from grading.batch.reports import (export_csv, item_report, num, plot_items, table,  # noqa: E402
                              write_csv)
-from grading.submissions import SubmissionsError, read_submissions, write_files  # noqa: E402
+from grading.batch.submissions import (Imported, SubmissionsError,  # noqa: E402
+                                       read_submissions, write_files)
 
 STATE_VERSION = 1
 
@@ -135,7 +136,7 @@ def prepare_template(opts: Options, workdir: Path) -> Path:
     # course gradebook, then into the template's own.
     from nbgrader.apps import NbGraderAPI
 
-    from grading.grade_worker import load_config
+    from grading.batch.grade_worker import load_config
 
     saved = os.environ.get("COURSE_ROOT")
     try:
@@ -162,12 +163,12 @@ def prepare_template(opts: Options, workdir: Path) -> Path:
 
 
 # ---------------------------------------------------------------- grading on a Dask cluster
-# Every submission is one Dask task (grading/cluster.py): its files go in as bytes, its
+# Every submission is one Dask task (grading/batch/cluster.py): its files go in as bytes, its
 # grades, notes and files come back as plain data, and only on_result (in autograde, in
 # this process) writes the gradebook and the course's folders. A local cluster (one worker
 # per core) unless opts.scheduler names an existing one.
 
-from grading.cluster import ClusterError, kill_tree  # noqa: E402,F401 (kill_tree: old home)
+from grading.batch.cluster import ClusterError  # noqa: E402
 
 
 def submission_limit(opts: Options, template: Path) -> float:
@@ -184,7 +185,7 @@ def submission_limit(opts: Options, template: Path) -> float:
 def _write_tree(files: dict[str, bytes], dest: Path) -> None:
     """Replace ``dest`` by exactly ``files`` (names checked) in one rename, or remove it if
     there are none."""
-    from grading.cluster import write_tree
+    from grading.batch.cluster import write_tree
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.tmp")
@@ -199,8 +200,6 @@ def _write_tree(files: dict[str, bytes], dest: Path) -> None:
         tmp.rename(dest)
     shutil.rmtree(old, ignore_errors=True)
 
-
-# ---------------------------------------------------------------- the gradebook
 
 # ---------------------------------------------------------------- the command
 
@@ -227,7 +226,7 @@ def check_options(opts: Options) -> None:
         raise UsageError(f"SCHEDULER={opts.scheduler!r}: write the Dask scheduler's address as "
                          "tcp://host:8786, or leave SCHEDULER unset to grade on this machine")
     if opts.sandbox == "on" and not opts.scheduler:  # a cluster's workers check their own
-        from grading.sandbox import unavailable
+        from grading.trusted.sandbox import unavailable
 
         why = unavailable()
         if why:
@@ -236,15 +235,25 @@ def check_options(opts: Options) -> None:
                              "SANDBOX=off; every grade is then marked unsandboxed")
 
 
-def autograde(opts: Options) -> Outcome:
-    """Import, grade what changed, merge, write feedback and reports. See the module doc."""
-    check_options(opts)
+@dataclass
+class Intake:
+    """The import stage's result: what to grade, what to leave as it is, and why."""
+
+    todo: list[tuple[str, Imported, str]] = field(default_factory=list)  # (id, files, digest)
+    unchanged: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)   # the SUBMISSIONS input's, no student's
+    imported_at: dict[str, str] = field(default_factory=dict)   # when each content came in
+
+
+def start_run(opts: Options) -> str:
+    """Say which limits this machine lets the sandbox set, draw the run's seed of the hidden
+    tests' generated inputs (unless one is set), and put this environment's bin/ on PATH
+    (nbgrader runs 'alembic' for a new gradebook, and kernels, from it). The seed's line."""
     if opts.sandbox == "on" and not opts.scheduler:  # which limits this machine lets us set
-        from grading.judge import judge_limits_note
-        from grading.sandbox import limits_note
+        from grading.trusted.judge import judge_limits_note
+        from grading.trusted.sandbox import limits_note
 
         print("\n".join([*limits_note(), judge_limits_note()]), flush=True)
-    started = time.monotonic()
     from labkit.remote import SEED_ENV
 
     if not os.environ.get(SEED_ENV, "").isdigit():  # one seed for the run's generated inputs
@@ -252,19 +261,14 @@ def autograde(opts: Options) -> Outcome:
     seed_line = seed_note(os.environ[SEED_ENV])
     if not opts.quiet:
         print(seed_line, flush=True)
-    # nbgrader runs 'alembic' for a new gradebook, and kernels: both from this environment.
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
-    out = Outcome()
-    a, course = opts.assignment, opts.course
-    expected = sorted(p.name for p in (course / "solutions" / a).glob("*.ipynb"))
-    students, problems = read_submissions(Path(opts.submissions), a, expected, opts.pattern)
-    for p in problems:
-        out.problems.setdefault("(import)", []).append(p)
+    return seed_line
 
-    reports = course / "grading" / "reports" / a
-    state_path = reports / "state.json"
+
+def read_state(state_path: Path) -> dict:
+    """The last runs' record of every student (state.json), or a fresh one."""
     try:
         state = json.loads(state_path.read_text())
         if state.get("version") != STATE_VERSION:
@@ -273,126 +277,148 @@ def autograde(opts: Options) -> Outcome:
         state = {}
     state.setdefault("version", STATE_VERSION)
     state.setdefault("students", {})
+    return state
+
+
+def _graded_before(db_url: str, a: str) -> set[str]:
+    """The students the course gradebook holds a submission of ``a`` for."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    if db_url.startswith("sqlite:///") and not Path(db_url[10:]).exists():
+        return set()
+    try:
+        with gradebook_lock(db_url), Gradebook(db_url) as gb:
+            return {s.student.id for s in gb.find_assignment(a).submissions}
+    except MissingEntry:
+        return set()
+
+
+def import_class(opts: Options, state: dict, db_url: str) -> Intake:
+    """Import SUBMISSIONS: write each student's folder in grading/submitted/ only if its
+    content changed, and list who needs grading (new or changed content, a changed
+    assignment or grading option, REGRADE) and who is left as it is."""
+    a, course = opts.assignment, opts.course
+    expected = sorted(p.name for p in (course / "solutions" / a).glob("*.ipynb"))
+    students, problems = read_submissions(Path(opts.submissions), a, expected, opts.pattern)
+    intake = Intake(problems=list(problems))
     key = hashlib.sha256((_tree_digest(course / "solutions" / a) + opts.hidden + opts.sandbox
                           + str(opts.cell_timeout or os.environ.get("COURSE_CELL_TIMEOUT", ""))
                           ).encode()).hexdigest()
-    db_url = opts.db_url or course_db_url(course)
-
-    # 1. import: write each student's folder only if its content changed
-    todo_students = []
     submitted = course / "grading" / "submitted"
-    from nbgrader.api import Gradebook, MissingEntry
-
-    graded_before = set()
-    if db_url.startswith("sqlite:///") and not Path(db_url[10:]).exists():
-        pass
-    else:
-        try:
-            with gradebook_lock(db_url), Gradebook(db_url) as gb:
-                graded_before = {s.student.id for s in gb.find_assignment(a).submissions}
-        except MissingEntry:
-            pass
+    graded_before = _graded_before(db_url, a)
     regrade = {s.strip() for s in opts.regrade.split(",") if s.strip()}
     unknown = sorted(regrade - set(students) - {"all"})
     if unknown:
         raise UsageError(f"REGRADE={opts.regrade}: {', '.join(unknown)} handed in nothing in "
                          f"SUBMISSIONS ({len(students)} students did); name students who "
                          "did, or REGRADE=all")
-    imported_at = {}
     for sid, sub in sorted(students.items()):
         dest = submitted / sid / a
         stamp = state["students"].get(sid, {}).get("imported")
         if _files_digest(_read_files(dest)) != sub.digest() or not stamp:
             write_files(sub.files, dest)
             stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-        imported_at[sid] = stamp
+        intake.imported_at[sid] = stamp
         digest = hashlib.sha256((sub.digest() + key).encode()).hexdigest()
         old = state["students"].get(sid, {})
         if (sid not in regrade and regrade != {"all"} and old.get("digest") == digest
                 and sid in graded_before
                 and (not old.get("graded") or (course / "grading" / "autograded" / sid / a).is_dir())):
-            out.unchanged.append(sid)
+            intake.unchanged.append(sid)
             continue
-        todo_students.append((sid, sub, digest))
+        intake.todo.append((sid, sub, digest))
+    return intake
 
-    # 2. grade in workers, merge here
-    if todo_students:
-        workdir = Path(tempfile.mkdtemp(prefix=f"autograde-{a}-"))
+
+def grade_class(opts: Options, intake: Intake, state: dict, db_url: str,
+                seed_line: str) -> Outcome:
+    """Grade ``intake.todo`` on a Dask cluster and merge each result here as it comes: into
+    the course gradebook, grading/autograded/ and grading/feedback/, and the state (written
+    after each student). A grader's failure merges nothing, so the next run grades it again.
+    What happened, per student: graded, grader_errors, problems, notes, cluster."""
+    from labkit.remote import SEED_ENV
+
+    out = Outcome()
+    a, course = opts.assignment, opts.course
+    reports = course / "grading" / "reports" / a
+    state_path = reports / "state.json"
+    submitted = course / "grading" / "submitted"
+    workdir = Path(tempfile.mkdtemp(prefix=f"autograde-{a}-"))
+    try:
+        template = prepare_template(opts, workdir)
+        limit = submission_limit(opts, template)
+        import_notes = {sid: sub.notes for sid, sub, _ in intake.todo}
+        digests = {sid: d for sid, _, d in intake.todo}
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(intake.todo), desc=f"grading {a}", unit="submission",
+                   disable=opts.quiet, file=sys.stderr)
+
+        def on_result(r: dict) -> None:
+            t0 = time.monotonic()
+            sid = r["student"]
+            if "crash" in r or "grader_error" in r:
+                # the grader's failure is never the student's grade: nothing is merged
+                # and the state is not updated, so the next run grades it again
+                why = r.get("grader_error") or r["crash"].strip().splitlines()[-1]
+                out.grader_errors[sid] = why
+                out.problems[sid] = [f"not graded, the grader's error (not the student's; "
+                                     f"the gradebook keeps what it had): {why}"]
+                bar.update(1)
+                return
+            # the submission time is when its content was imported, never a file's claim
+            merge_result(db_url, a, r, intake.imported_at.get(sid))
+            files = r.get("files", {}) if r.get("graded") else {}
+            for kind in ("autograded", "feedback"):
+                _write_tree(files.get(kind, {}), course / "grading" / kind / sid / a)
+            if r.get("seconds") is not None:
+                out.grade_seconds.append(float(r["seconds"]))
+            notes = import_notes.get(sid, []) + r.get("notes", [])
+            if r.get("errors"):
+                out.problems[sid] = r["errors"] + notes
+            elif notes:
+                out.notes[sid] = notes
+            state["students"][sid] = {"digest": digests[sid], "graded": bool(r.get("graded")),
+                                      "errors": r.get("errors", []), "notes": notes,
+                                      "sandboxed": opts.sandbox == "on",
+                                      "imported": intake.imported_at.get(sid),
+                                      "seed": os.environ[SEED_ENV]}
+            _write_json(state_path, state)
+            out.graded.append(sid)
+            out.merge_seconds.append(time.monotonic() - t0)
+            bar.update(1)
+
+        def on_lost(sid: str, why: str) -> None:  # not merged: a re-run grades it
+            out.problems[sid] = [why]
+            out.cluster.append(f"{sid}: {why}")
+            bar.update(1)
+
         try:
-            template = prepare_template(opts, workdir)
-            limit = submission_limit(opts, template)
-            import_notes = {sid: sub.notes for sid, sub, _ in todo_students}
-            digests = {sid: d for sid, _, d in todo_students}
-            from tqdm.auto import tqdm
+            from grading.batch.cluster import grade_all
 
-            bar = tqdm(total=len(todo_students), desc=f"grading {a}", unit="submission",
-                       disable=opts.quiet, file=sys.stderr)
-
-            def on_result(r: dict) -> None:
-                t0 = time.monotonic()
-                sid = r["student"]
-                if "crash" in r or "grader_error" in r:
-                    # the grader's failure is never the student's grade: nothing is merged
-                    # and the state is not updated, so the next run grades it again
-                    why = r.get("grader_error") or r["crash"].strip().splitlines()[-1]
-                    out.grader_errors[sid] = why
-                    out.problems[sid] = [f"not graded, the grader's error (not the student's; "
-                                         f"the gradebook keeps what it had): {why}"]
-                    bar.update(1)
-                    return
-                # the submission time is when its content was imported, never a file's claim
-                merge_result(db_url, a, r, imported_at.get(sid))
-                files = r.get("files", {}) if r.get("graded") else {}
-                for kind in ("autograded", "feedback"):
-                    _write_tree(files.get(kind, {}), course / "grading" / kind / sid / a)
-                if r.get("seconds") is not None:
-                    out.grade_seconds.append(float(r["seconds"]))
-                notes = import_notes.get(sid, []) + r.get("notes", [])
-                if r.get("errors"):
-                    out.problems[sid] = r["errors"] + notes
-                elif notes:
-                    out.notes[sid] = notes
-                state["students"][sid] = {"digest": digests[sid], "graded": bool(r.get("graded")),
-                                          "errors": r.get("errors", []), "notes": notes,
-                                          "sandboxed": opts.sandbox == "on",
-                                          "imported": imported_at.get(sid),
-                                          "seed": os.environ[SEED_ENV]}
-                _write_json(state_path, state)
-                out.graded.append(sid)
-                out.merge_seconds.append(time.monotonic() - t0)
-                bar.update(1)
-
-            def on_lost(sid: str, why: str) -> None:  # not merged: a re-run grades it
-                out.problems[sid] = [why]
-                out.cluster.append(f"{sid}: {why}")
-                bar.update(1)
-
-            try:
-                from grading.cluster import grade_all
-
-                out.cluster.append(seed_line)
-                grade_all(opts, template, [(sid, submitted / sid / a) for sid, _, _ in todo_students],
-                          on_result, on_lost, limit, out.cluster)
-            finally:
-                bar.close()
+            out.cluster.append(seed_line)
+            grade_all(opts, template, [(sid, submitted / sid / a) for sid, _, _ in intake.todo],
+                      on_result, on_lost, limit, out.cluster)
         finally:
-            logs = sorted(workdir.glob("worker-*.log"))
-            if logs:
-                (reports / "logs").mkdir(parents=True, exist_ok=True)
-                for log in logs:
-                    shutil.copy(log, reports / "logs" / log.name)
-            shutil.rmtree(workdir, ignore_errors=True)
+            bar.close()
+    finally:
+        logs = sorted(workdir.glob("worker-*.log"))
+        if logs:
+            (reports / "logs").mkdir(parents=True, exist_ok=True)
+            for log in logs:
+                shutil.copy(log, reports / "logs" / log.name)
+        shutil.rmtree(workdir, ignore_errors=True)
+    return out
 
-    for sid in out.unchanged:
-        old = state["students"].get(sid, {})
-        if old.get("errors"):
-            out.problems[sid] = old["errors"] + old.get("notes", [])
-        elif old.get("notes"):
-            out.notes[sid] = old["notes"]
 
-    # 3. reports, from the course gradebook itself
+def write_reports(opts: Options, state: dict, db_url: str) -> tuple[list[dict], list[dict]]:
+    """grading/reports/<assignment>/ (grades.csv, items.csv, items.png), and with
+    ``opts.export`` grading/grades.csv and the LMS files, all from the course gradebook
+    itself. (per student: scores; per test cell: full, partial and no credit)."""
+    a, course = opts.assignment, opts.course
+    reports = course / "grading" / "reports" / a
     rows, cells = read_gradebook(db_url, a)
-    out.rows, out.items = rows, item_report(rows, cells)
+    items = item_report(rows, cells)
     reports.mkdir(parents=True, exist_ok=True)
     # the seed each student's hidden inputs were drawn from, and how to draw them again: the
     # instructor's to see (here and in the printout), never in a student's feedback or comment
@@ -408,13 +434,37 @@ def autograde(opts: Options) -> Outcome:
                 "; ".join(notes_of.get(r["student"], []))] for r in rows])
     write_csv(reports / "items.csv", ["cell", "points", "full", "partial", "none", "mean"],
               [[i["cell"], num(i["points"]), i["full"], i["partial"], i["none"], i["mean"]]
-               for i in out.items])
-    plot_items(out.items, reports / "items.png", f"{a}: credit per test cell ({len(rows)} students)")
+               for i in items])
+    plot_items(items, reports / "items.png", f"{a}: credit per test cell ({len(rows)} students)")
     if opts.export:
         export_csv(db_url, course / "grading" / "grades.csv")
-        from grading.lms_export import write_lms_files  # Canvas's and Moodle's grade imports
+        from grading.batch.lms_export import write_lms_files  # Canvas's and Moodle's grade imports
 
         write_lms_files(db_url, a, reports)  # reports/<a>/canvas.csv, moodle.csv
+    return rows, items
+
+
+def autograde(opts: Options) -> Outcome:
+    """Import, grade what changed, merge, write feedback and reports (see the module doc):
+    one call per stage, each with a plain-data result."""
+    check_options(opts)
+    seed_line = start_run(opts)
+    started = time.monotonic()
+    reports = opts.course / "grading" / "reports" / opts.assignment
+    state = read_state(reports / "state.json")
+    db_url = opts.db_url or course_db_url(opts.course)
+    intake = import_class(opts, state, db_url)
+    out = grade_class(opts, intake, state, db_url, seed_line) if intake.todo else Outcome()
+    if intake.problems:
+        out.problems = {"(import)": intake.problems, **out.problems}
+    out.unchanged = intake.unchanged
+    for sid in out.unchanged:  # what the run that graded them found
+        old = state["students"].get(sid, {})
+        if old.get("errors"):
+            out.problems[sid] = old["errors"] + old.get("notes", [])
+        elif old.get("notes"):
+            out.notes[sid] = old["notes"]
+    out.rows, out.items = write_reports(opts, state, db_url)
     out.reports = reports
     out.seconds = time.monotonic() - started
     return out
@@ -426,7 +476,7 @@ def print_summary(opts: Options, out: Outcome) -> None:
           f"{len(out.grader_errors)} not graded (the grader's error), "
           f"{len(out.rows)} in the gradebook, {out.seconds:.1f} s")
     if opts.sandbox == "on":
-        print("Students' code ran in a sandbox (grading/sandbox.py): no network, no view of "
+        print("Students' code ran in a sandbox (grading/trusted/sandbox.py): no network, no view of "
               "solutions, gradebooks or other students.")
     else:
         print("WARNING: graded with SANDBOX=off: students' code could read and change what "

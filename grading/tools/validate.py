@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.course import read_json_notebook  # noqa: E402
 from labkit.validation import (  # noqa: E402,F401
@@ -40,7 +40,7 @@ def resolve(nb: str) -> Path:
     """The notebook ``nb`` names: an existing file, else the learner's working copy in work/
     of the notebook with that name (as make reset names it). FileNotFoundError otherwise."""
     from grading.course import REPO
-    from grading.workcopy import WORK, WorkError, _name, ensure
+    from grading.tools.workcopy import WORK, WorkError, _name, ensure
 
     path = Path(nb)
     if path.is_file() or path.suffix == ".ipynb" and len(path.parts) > 1:

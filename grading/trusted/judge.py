@@ -4,7 +4,7 @@
 every cell of a submission in order, but in two kernels:
 
 - cells the learner may change (answers, given code, their own extra cells) run in the
-  learner's kernel, inside the bubblewrap sandbox (grading/sandbox.py);
+  learner's kernel, inside the bubblewrap sandbox (grading/trusted/sandbox.py);
 - graded test cells run in a **judge kernel**: an ordinary kernel outside the sandbox that
   never runs learner code. It runs the instructor's test cell (hidden tests included; they
   never enter the sandbox) where every name the instructor's answer cells define is a
@@ -34,7 +34,7 @@ gets a new one.
 
 The judge runs outside every sandbox, so it has limits of its own: each judge kernel runs in
 a cgroup of its own (``JUDGE_LIMITS``: memory, processes and threads, CPU cores; made by
-grading/sandbox.py's ``Cgroup``) where the machine has cgroups, else under an address-space
+grading/trusted/sandbox.py's ``Cgroup``) where the machine has cgroups, else under an address-space
 rlimit (``judge_limits_note`` says which); its sockets serve only the sandbox's uid (told by
 the grader in ``connect``, checked on every connection with SO_PEERCRED) and bound the
 connections and bytes one student's code can make it hold (labkit/remote.py).
@@ -58,9 +58,9 @@ import nbformat
 from jupyter_core.utils import run_sync
 from traitlets import Unicode
 
-from grading.kernels import IpcKernelManager
-from grading.preprocessors import RobustExecute, _error
-from grading.sandbox import Limits, Sandbox, _size, cgroup_parts
+from grading.trusted.kernels import IpcKernelManager
+from grading.trusted.preprocessors import RobustExecute, _error
+from grading.trusted.sandbox import Limits, Sandbox, _size, cgroup_parts
 
 BUILTINS = set(dir(builtins))
 # What every judge imports while the learner's cells run, then notes as its fresh state.
@@ -96,7 +96,7 @@ def judge_limits_note(limits: Limits = JUDGE_LIMITS) -> str:
 
 class JudgeKernelManager(IpcKernelManager):
     """The judge's kernel, under limits of its own (``JUDGE_LIMITS``): a cgroup of its own
-    where the machine has them (grading/sandbox.py's, made and removed as a sandbox's, every
+    where the machine has them (grading/trusted/sandbox.py's, made and removed as a sandbox's, every
     process left in it killed), else an address-space rlimit. ``limits`` says which."""
 
     limits = ""
@@ -276,12 +276,12 @@ class JudgedExecute(RobustExecute):
                          help="Folder whose regular non-notebook files the kernels' working "
                               "folders get (default: <course>/notebooks/<assignment>)")
     sandbox = Unicode("auto", config=True,
-                      help="Run the learner's kernel in grading/sandbox.py: on, off, or auto "
+                      help="Run the learner's kernel in grading/trusted/sandbox.py: on, off, or auto "
                            "(on where this machine can make a sandbox)")
 
     def preprocess(self, nb, resources=None, km=None):
         name = resources["nbgrader"]["notebook"]
-        course = Path(os.environ.get("COURSE_ROOT") or Path(__file__).resolve().parent.parent)
+        course = Path(os.environ.get("COURSE_ROOT") or Path(__file__).resolve().parents[2])
         assignment = resources["nbgrader"]["assignment"]
         self._source = Path(self.source_folder or course / "solutions" / assignment)
         self._files = Path(self.files_from or course / "notebooks" / assignment)
@@ -389,8 +389,8 @@ class JudgedExecute(RobustExecute):
         return cell, resources
 
     def create_kernel_manager(self):
-        """The learner's kernel: sandboxed (grading/sandbox.py) unless ``sandbox`` says off."""
-        from grading import sandbox
+        """The learner's kernel: sandboxed (grading/trusted/sandbox.py) unless ``sandbox`` says off."""
+        from grading.trusted import sandbox
 
         if self.sandbox == "on" or (self.sandbox == "auto" and sandbox.unavailable() is None):
             self.kernel_manager_class = sandbox.SandboxKernelManager

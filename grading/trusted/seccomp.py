@@ -1,9 +1,9 @@
 """The system calls a sandbox refuses: one seccomp filter, the one list of them.
 
 Both ways of starting a sandbox install the classic-BPF program ``program()`` builds
-here: bubblewrap reads it on a file descriptor (``bwrap --seccomp FD``, grading/sandbox.py)
+here: bubblewrap reads it on a file descriptor (``bwrap --seccomp FD``, grading/trusted/sandbox.py)
 and applies it just before it runs the sandbox's first command; the fork server
-(grading/forkserver.py) gets it in each request and installs it in the kernel and in every
+(grading/trusted/forkserver.py) gets it in each request and installs it in the kernel and in every
 worker the sandbox's PID 1 forks, once their uid is dropped and no_new_privs is set. The
 filter is inherited by every process started inside and cannot be removed there.
 
@@ -42,7 +42,7 @@ tests/test_workers.py run them). Each group, and why it is refused (EPERM unless
 The numbers are x86-64's, and the filter first checks that a call is one (its audit
 arch): a 32-bit call (``int 0x80``, whose numbers differ: ``vm86`` and the rest) and an
 x32 one answer ENOSYS. On another architecture ``program()`` returns None and the sandbox
-runs without a filter (``limits_note`` in grading/sandbox.py says so).
+runs without a filter (``limits_note`` in grading/trusted/sandbox.py says so).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Colab's way into each notebook: an "Open in Colab" badge under the title and a first code
 cell that installs labkit from the course's repository when, and only when, it runs on Colab.
 
-    python grading/colab.py          # writes both into every notebook of solutions/
+    python grading/tools/colab.py          # writes both into every notebook of solutions/
     make release                     # then into notebooks/
 
 The repository is named in one place, ``[project.urls] Repository`` in pyproject.toml (a
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.course import REPO, SOLUTIONS, assignments, write_notebook  # noqa: E402
 

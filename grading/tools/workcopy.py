@@ -1,7 +1,7 @@
 """A learner's working copy (``work/``): what ``make lab`` opens, never the release.
 
-    python grading/workcopy.py ensure [--work work]            # make lab runs this first
-    python grading/workcopy.py reset NN_topic [--cell GRADE_ID] [--work work]
+    python grading/tools/workcopy.py ensure [--work work]            # make lab runs this first
+    python grading/tools/workcopy.py reset NN_topic [--cell GRADE_ID] [--work work]
     make reset NB=01_async_execution [CELL=grade_id]
 
 ``notebooks/`` is the release (generated from solutions/, committed); a learner answers in
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grading.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, generate  # noqa: E402
 

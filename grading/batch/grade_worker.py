@@ -1,14 +1,14 @@
 """One grading worker: a long-lived process that autogrades one student at a time.
 
-    python -m grading.grade_worker WORKDIR ASSIGNMENT HIDDEN(show|hide) [SANDBOX(on|off)]
+    python -m grading.batch.grade_worker WORKDIR ASSIGNMENT HIDDEN(show|hide) [SANDBOX(on|off)]
 
 WORKDIR is a scratch course of its own (solutions/, notebooks/, grading/gradebook.db)
-made by grading/autograde.py, so workers never write the same SQLite file. nbgrader is
+made by grading/batch/autograde.py, so workers never write the same SQLite file. nbgrader is
 imported once per worker, not once per submission. The parent sends one JSON line per
 job on stdin ({"student": ..., "src": folder}) and reads one JSON line per result from
 the worker's original stdout; everything else the worker (or a kernel) prints goes to
 stderr, which the parent sends to a log file. With SANDBOX on (the default) every
-kernel runs in a bubblewrap sandbox (grading/sandbox.py) that sees only the assignment's
+kernel runs in a bubblewrap sandbox (grading/trusted/sandbox.py) that sees only the assignment's
 released files, never this scratch course.
 """
 
@@ -22,19 +22,19 @@ import time
 import traceback
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def load_config(root: Path, hidden: str, sandbox: bool = False, assignment: str = ""):
     """The course's nbgrader config for a scratch course at ``root``, plus the batch additions
-    (and, with ``sandbox``, kernels started by grading/sandbox.py)."""
+    (and, with ``sandbox``, kernels started by grading/trusted/sandbox.py)."""
     os.environ["COURSE_ROOT"] = str(root)
     os.environ.pop("COURSE_DB_URL", None)
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
     from traitlets.config.loader import PyFileConfigLoader
 
-    from grading.preprocessors import HideGraderPaths, HideHiddenTests
+    from grading.trusted.preprocessors import HideGraderPaths, HideHiddenTests
 
     # the trusted autograde pipeline (judge + sandbox) comes from the course's config
     cfg = PyFileConfigLoader("nbgrader_config.py", path=str(REPO / "grading")).load_config()
@@ -46,7 +46,7 @@ def load_config(root: Path, hidden: str, sandbox: bool = False, assignment: str 
     cfg.GenerateFeedback.preprocessors = feedback
     # the course's kernel, whatever kernelspec a submission's metadata names
     cfg.Execute.kernel_name = "python3"
-    # test cells run in a judge kernel, from the instructor's copy (grading/judge.py)
+    # test cells run in a judge kernel, from the instructor's copy (grading/trusted/judge.py)
     cfg.JudgedExecute.source_folder = str(root / "solutions" / assignment)
     cfg.JudgedExecute.files_from = str(root / "notebooks" / assignment)
     cfg.JudgedExecute.sandbox = "on" if sandbox else "off"
@@ -77,7 +77,7 @@ class Worker:
     def grade(self, student: str, src: str) -> dict:
         from nbgrader.api import Gradebook, MissingEntry
 
-        from grading.submissions import check_notebook, structure_notes
+        from grading.batch.submissions import check_notebook, structure_notes
 
         start = time.monotonic()
         a = self.assignment
@@ -150,7 +150,7 @@ class Worker:
 def run_notes(data: bytes, limit) -> list[str]:
     """What stopped cells of an autograded notebook: cells interrupted at the per-cell time
     limit, and the cell in which the kernel died (nbgrader's CellTimeoutError and the
-    KernelDied errors of grading/preprocessors.py's RobustExecute)."""
+    KernelDied errors of grading/trusted/preprocessors.py's RobustExecute)."""
     import nbformat
 
     nb = nbformat.reads(data.decode("utf-8"), as_version=4)
@@ -184,7 +184,7 @@ def run_notes(data: bytes, limit) -> list[str]:
 def _autograde_or_failure(api, assignment: str, student: str) -> tuple[dict, str | None]:
     """nbgrader's autograde of one student, and the cause of a GraderFailure it met (read
     from the record the grading process kept, not from the log), or None."""
-    from grading.preprocessors import FAILURES
+    from grading.trusted.preprocessors import FAILURES
 
     FAILURES.clear()
     res = api.autograde(assignment, student, force=True, create=True)

@@ -1,7 +1,7 @@
 """Author a course notebook as a plain Python file, and turn it back.
 
-    python grading/nbbuild.py build  draft.py  solutions/NN_topic/NN_topic.ipynb
-    python grading/nbbuild.py export solutions/NN_topic/NN_topic.ipynb > draft.py
+    python grading/tools/nbbuild.py build  draft.py  solutions/NN_topic/NN_topic.ipynb
+    python grading/tools/nbbuild.py export solutions/NN_topic/NN_topic.ipynb > draft.py
 
 The .ipynb in solutions/ stays the one source; the .py form is a convenient way to edit
 it in any editor. Cells start with a marker line:

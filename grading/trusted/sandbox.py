@@ -11,7 +11,7 @@ bubblewrap (Debian package ``bubblewrap``), as an unprivileged user:
 - **What it can reach.** No network (a loopback of its own, so ``torch.distributed``
   still runs between its own processes), no other process (its own PID namespace), no
   grader pipe (the grader talks to the kernel only over the kernel's own sockets).
-- **Which system calls.** A seccomp filter (grading/seccomp.py, which lists them and
+- **Which system calls.** A seccomp filter (grading/trusted/seccomp.py, which lists them and
   why) refuses new namespaces, mounts, ptrace, keyrings, bpf, io_uring, module loading and
   the other calls the course never needs; bubblewrap reads it on a descriptor
   (``--seccomp``) and applies it before the first command inside, and a sandbox forked
@@ -34,7 +34,7 @@ user, bubblewrap makes a user namespace instead (no cgroups unless delegated, on
 process budget for the user).
 
 As root on Linux, a kernel (or any ``python`` command run in a sandbox) is not exec'd by
-bubblewrap but forked from this grading process's fork server (grading/forkserver.py),
+bubblewrap but forked from this grading process's fork server (grading/trusted/forkserver.py),
 which has imported torch, NumPy, matplotlib and ipykernel once: the child makes the same
 namespaces, file tree, uid, cgroup and rlimits itself before the kernel starts, and skips
 the interpreter's start and the heavy imports (about 2 CPU-seconds a submission).
@@ -68,10 +68,10 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Unicode
 
-from grading import seccomp
-from grading.kernels import private_folder
+from grading.trusted import seccomp
+from grading.trusted.kernels import private_folder
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534
 UID_BASE = 60001            # sandbox uids: UID_BASE .. UID_BASE + SLOTS - 1, one per sandbox
 SLOTS = 64
@@ -335,7 +335,7 @@ class UidSlot:
             return
         raise RuntimeError(f"all {slots} sandbox uids ({base}-{base + slots - 1}) are in use: "
                            "grade fewer submissions at once (JOBS=...) or raise "
-                           "grading.sandbox.SLOTS")
+                           "grading.trusted.sandbox.SLOTS")
 
     def release(self) -> None:
         fd, self.fd = getattr(self, "fd", None), None
@@ -388,7 +388,7 @@ def limits_note(limits: Limits = Limits()) -> list[str]:
     no_filter = seccomp.supported()
     if not no_filter:
         per.append(f"seccomp filter refusing {len(seccomp.REFUSED)} system calls "
-                   "(grading/seccomp.py)")
+                   "(grading/trusted/seccomp.py)")
     root = os.geteuid() == 0
     if root:
         per.append(f"uid {UID_BASE}-{UID_BASE + SLOTS - 1}, one per concurrent sandbox "
@@ -478,7 +478,7 @@ def hosts_file() -> str | None:
 
 
 def seccomp_file() -> str | None:
-    """The seccomp filter (grading/seccomp.py), compiled, in a file bubblewrap reads it
+    """The seccomp filter (grading/trusted/seccomp.py), compiled, in a file bubblewrap reads it
     from: written once per grading process, in its private folder; None where the machine
     gets no filter."""
     program = seccomp.program()
@@ -505,7 +505,7 @@ def command(argv: list[str], workdir: Path, *, rw: list[Path] = (), env: dict | 
     (the kernel's sockets). As root, bubblewrap makes the namespaces and ``setpriv``
     turns the process into ``uid`` before anything else runs; as an ordinary user,
     bubblewrap makes a user namespace and the code runs as that user, mapped, with no
-    capability. Either way under the seccomp filter of grading/seccomp.py, which a shell
+    capability. Either way under the seccomp filter of grading/trusted/seccomp.py, which a shell
     opens on a descriptor for bubblewrap (so the command line works from any caller).
     Use ``Sandbox`` for a uid of its own and a cgroup.
     """
@@ -709,8 +709,8 @@ class Sandbox:
         fd, request = tempfile.mkstemp(prefix="request-", suffix=".json", dir=self.folder)
         with os.fdopen(fd, "w") as f:
             json.dump(req, f)
-        return ([sys.executable, "-I", str(REPO / "grading" / "forkserver.py"), "client",
-                 server.path, str(self._folder_pid), request], _die_with_grader_keep_sigint)
+        return ([sys.executable, "-I", str(REPO / "grading" / "trusted" / "forkserver.py"),
+                 "client", server.path, str(self._folder_pid), request], _die_with_grader_keep_sigint)
 
     def inner_pid(self) -> int:
         """The host pid of a forked sandbox's PID 1 (0 for bubblewrap's, or before it runs)."""
@@ -746,7 +746,7 @@ FORKSERVER_ENV = "COURSE_SANDBOX_FORKSERVER"   # "0": every kernel started by bu
 
 
 class ForkServer:
-    """This grading process's fork server (grading/forkserver.py), started on first use:
+    """This grading process's fork server (grading/trusted/forkserver.py), started on first use:
     kernels forked from it skip the interpreter's start and the heavy imports. Only as
     root on Linux (it makes mount and PID namespaces without a user namespace)."""
 
@@ -760,8 +760,8 @@ class ForkServer:
         self.path = str(self.folder / "server")
         env = _sandbox_env(dict(os.environ))
         self.process = subprocess.Popen(
-            [sys.executable, "-Xfrozen_modules=off", str(REPO / "grading" / "forkserver.py"),
-             "serve", self.path],
+            [sys.executable, "-Xfrozen_modules=off",
+             str(REPO / "grading" / "trusted" / "forkserver.py"), "serve", self.path],
             env=env, cwd=str(self.folder), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             preexec_fn=_die_with_grader, close_fds=True)
         line = self.process.stdout.readline()

@@ -1,6 +1,6 @@
 """Grading on a Dask cluster: the jobs, the Dask task that runs one, and the grading child.
 
-grading/autograde.py hands every submission to Dask as one task, on a local cluster (one
+grading/batch/autograde.py hands every submission to Dask as one task, on a local cluster (one
 worker per core, in the grading process) or on an existing cluster (``--scheduler
 tcp://host:8786``: ``dask worker`` processes on other machines, dask-jobqueue, Kubernetes).
 
@@ -13,7 +13,7 @@ tcp://host:8786``: ``dask worker`` processes on other machines, dask-jobqueue, K
   (regular files only, 200 MiB in all at most). Only the grading process on the
   instructor's side writes the course gradebook (autograde.merge_result).
 - A Dask task cannot be killed from outside, so the task does not grade: it hands the job
-  to a **grading child** (``python -m grading.cluster serve ...``), a long-lived process
+  to a **grading child** (``python -m grading.batch.cluster serve ...``), a long-lived process
   owned by the Dask worker that imports nbgrader once and grades one submission at a time
   in a scratch course of its own (grade_worker.Worker). The task waits for the child's
   reply until the job's time limit, and kills the child's whole process tree (kernels
@@ -45,7 +45,7 @@ from pathlib import Path, PurePosixPath
 
 from labkit.remote import SEED_ENV  # the run's seed of the hidden tests' generated inputs
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 COPY_BACK_BYTES = 200 * 1024 * 1024  # autograded notebooks + feedback of one submission
 START_SECONDS = 300  # a grading child imports nbgrader and reads its gradebook
 WORKERLESS_SECONDS = 300  # a remote cluster with no worker this long stops the run
@@ -110,7 +110,8 @@ def read_regular_files(folder: Path, budget: list[int], prefix: str = "") -> dic
 def code_digest(root: Path = REPO) -> str:
     """A digest of the course code a worker grades with (grading/ and labkit/ sources)."""
     h = hashlib.sha256()
-    for path in sorted([*(root / "grading").glob("*.py"), *(root / "labkit").rglob("*.py")]):
+    for path in sorted([*(root / "grading").glob("*.py"), *(root / "grading").glob("*/*.py"),
+                          *(root / "labkit").rglob("*.py")]):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -119,7 +120,7 @@ def probe(sandbox: str) -> dict:
     """What a Dask worker's machine offers (run there before a run on a remote cluster)."""
     why = None
     if sandbox == "on":
-        from grading.sandbox import unavailable
+        from grading.trusted.sandbox import unavailable
 
         why = unavailable()
     return {"code": code_digest(), "sandbox": why, "repo": str(REPO)}
@@ -145,7 +146,7 @@ def kill_tree(pid: int) -> None:
 # ---------------------------------------------------------------- on a Dask worker
 
 class Child:
-    """One grading child process (``python -m grading.cluster serve``) and its scratch course."""
+    """One grading child process (``python -m grading.batch.cluster serve``) and its scratch course."""
 
     def __init__(self, config: dict):
         self.config = config
@@ -168,7 +169,7 @@ class Child:
             env[SEED_ENV] = str(c["seed"])
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "grading.cluster", "serve", str(self.dir / "course"),
+                [sys.executable, "-m", "grading.batch.cluster", "serve", str(self.dir / "course"),
                  c["assignment"], c["hidden"], c["sandbox"]],
                 cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                 start_new_session=True)
@@ -377,14 +378,14 @@ def serve(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     if sandbox:
-        from grading.sandbox import unavailable
+        from grading.trusted.sandbox import unavailable
 
         why = unavailable()
         if why:
             proto.write(json.dumps({"ready": False, "why": "no sandbox for students' code on "
                                     f"this worker: {why}"}) + "\n")
             return 1
-    from grading.grade_worker import Worker
+    from grading.batch.grade_worker import Worker
 
     worker = Worker(root, assignment, hidden, sandbox)
     incoming = root / "incoming"
@@ -461,8 +462,8 @@ def connect(scheduler: str | None, jobs: int, sandbox: str, connect_timeout: flo
                                f"start some with 'dask worker {scheduler}' in a checkout of "
                                "the course") from None
         mine = code_digest()
-        found = client.run(eval, f"__import__('grading.cluster').cluster.probe({sandbox!r})",
-                           on_error="return")
+        found = client.run(eval, "__import__('grading.batch.cluster').batch.cluster"
+                           f".probe({sandbox!r})", on_error="return")
         for address, got in sorted(found.items()):
             if isinstance(got, BaseException):
                 raise ClusterError(
@@ -585,4 +586,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["serve"]:
         sys.path.insert(0, str(REPO))
         sys.exit(serve(sys.argv[2:]))
-    sys.exit("usage: python -m grading.cluster serve ROOT ASSIGNMENT HIDDEN SANDBOX")
+    sys.exit("usage: python -m grading.batch.cluster serve ROOT ASSIGNMENT HIDDEN SANDBOX")

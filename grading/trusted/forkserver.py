@@ -12,21 +12,21 @@ itself before the kernel starts:
   made by ``unshare`` in the child; the kernel's PID namespace ends (and every process
   in it with it) when the kernel ends;
 - **files**: a new root (``pivot_root``) on a tmpfs holding the same read-only binds
-  as grading/sandbox.py's bubblewrap command (/usr, /etc, /opt, the Python roots,
+  as grading/trusted/sandbox.py's bubblewrap command (/usr, /etc, /opt, the Python roots,
   labkit), private size-capped tmpfs for /tmp, /dev/shm, home and the working folder
   (a copy of the released files), a minimal /dev and its own /proc; the old root is
   detached, so nothing of the grading host is reachable;
 - **who and how much**: the sandbox's own uid (no capability left, no new privileges),
   its cgroup, and the same rlimits as the bubblewrap path;
-- **which system calls**: the seccomp filter of grading/seccomp.py (sent in the request),
+- **which system calls**: the seccomp filter of grading/trusted/seccomp.py (sent in the request),
   installed in the kernel and in every worker once they have dropped to that uid.
 
 Nothing carries from one student to the next: each kernel is a fresh fork of the
 server, which never runs a kernel itself. The server needs root (to make mount and PID
-namespaces without a user namespace); elsewhere grading/sandbox.py keeps bubblewrap.
+namespaces without a user namespace); elsewhere grading/trusted/sandbox.py keeps bubblewrap.
 
 Processes, for one kernel: the grader starts a small *client* (``python -I
-grading/forkserver.py client ...``, standard library only) as the kernel's process, so
+grading/trusted/forkserver.py client ...``, standard library only) as the kernel's process, so
 jupyter_client signals, polls and kills it as it would the kernel; the client hands the
 request and its stdin/stdout/stderr to the server, relays SIGINT and SIGTERM to the
 sandbox, and exits with the kernel's status. If the client dies, the server kills the
@@ -210,7 +210,7 @@ def build_root(req: dict) -> None:
             _dirs(root, system, made)
             _ro_bind(system, root + system)
             ro.append(root + system)
-    if req.get("hosts"):  # names for the loopback addresses (grading/sandbox.py)
+    if req.get("hosts"):  # names for the loopback addresses (grading/trusted/sandbox.py)
         _ro_bind(req["hosts"], root + "/etc/hosts")
     for link in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
         if os.path.islink(link):
@@ -296,7 +296,7 @@ class _SockFprog(ctypes.Structure):
 
 
 def install_filter(program: bytes) -> None:
-    """Install a seccomp filter (grading/seccomp.py's program: an array of ``struct
+    """Install a seccomp filter (grading/trusted/seccomp.py's program: an array of ``struct
     sock_filter``) on this process, and on all its threads: it holds for this process
     and everything it starts, and cannot be removed. Needs no_new_privs (or root)."""
     buf = ctypes.create_string_buffer(program, len(program))

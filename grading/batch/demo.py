@@ -4,7 +4,7 @@ Builds, from the solution and the learner version generated from it (never noteb
 or a learner's working copy, which may hold answers), a class of submissions (the solution,
 the untouched learner notebook, a partly right one, a broken file, an infinite loop, a
 kernel that dies, a missing notebook, two tampering students), zips it the way an LMS would, and grades it with
-grading/autograde.py in a demo course under grading/reports/demo/ (git-ignored), so the
+grading/batch/autograde.py in a demo course under grading/reports/demo/ (git-ignored), so the
 course's real gradebook is never touched. Prints where the feedback, CSVs and plot are.
 """
 
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from grading import autograde as ag  # noqa: E402
+from grading.batch import autograde as ag  # noqa: E402
 from grading.course import REPO, SOLUTIONS  # noqa: E402
-from grading.workcopy import learner_version  # noqa: E402
+from grading.tools.workcopy import learner_version  # noqa: E402
 
 ASSIGNMENT = "00_getting_started"
 DEMO = REPO / "grading" / "reports" / "demo"

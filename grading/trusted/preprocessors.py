@@ -1,4 +1,4 @@
-"""nbgrader preprocessors the course's batch grader adds (see grading/autograde.py).
+"""nbgrader preprocessors the course's batch grader adds (see grading/batch/autograde.py).
 
 - ``RobustExecute``: nbgrader's Execute, but a kernel that dies (``os._exit``, a segfault)
   no longer fails the whole submission: the cell that killed it gets an error output, every
@@ -29,7 +29,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer, Unicode
 
-from grading.kernels import use_ipc
+from grading.trusted.kernels import use_ipc
 
 _CUT_NOTE = ("\n... [output cut while the cell ran: more than {n:,} characters; "
              "the rest was not kept]\n")
@@ -42,7 +42,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 class GraderFailure(RuntimeError):
     """The grader could not run a submission (no kernel, or the course's code not
     importable in it) before any of its cells ran: never a grade. The message names the
-    cause; grading/grade_worker.py tries once more, then reports it as the grader's.
+    cause; grading/batch/grade_worker.py tries once more, then reports it as the grader's.
 
     Each one raised is also recorded in ``FAILURES``, in this (the grading) process: the
     grade worker reads the record, never the text of nbgrader's log, which can quote what
@@ -121,7 +121,7 @@ class RobustExecute(Execute):
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
-        if km.transport == "tcp":  # no port race: private IPC sockets (grading/kernels.py)
+        if km.transport == "tcp":  # no port race: private IPC sockets (grading/trusted/kernels.py)
             use_ipc(km)
         return km
 
@@ -416,7 +416,7 @@ def grader_paths() -> list[tuple[str, str]]:
     for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
         found[str(Path(prefix).resolve())] = "<python>"
         found[prefix] = "<python>"
-    course = Path(__file__).resolve().parent.parent
+    course = Path(__file__).resolve().parents[2]
     for root in filter(None, (str(course), os.environ.get("COURSE_ROOT"))):
         found[str(Path(root).resolve())] = "<course>"
         found[root] = "<course>"
