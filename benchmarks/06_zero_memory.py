@@ -4,7 +4,7 @@
 
 Takes ``make_model``, ``zero_train_`` (with ``ZeroAdam``) and ``step_memory`` from the solution
 notebook (solutions/06_sharded_data_parallel) and runs ZeRO-1, -2 and -3 with Adam on 2 gloo
-processes (labkit.traffic's pool), on the notebook's float64 model at ``--width``. Per stage,
+processes (labkit.judge.pool), on the notebook's float64 model at ``--width``. Per stage,
 after a warm-up run: each rank's resident memory (RssAnon + RssShmem from /proc) with and without
 what ``zero_train_`` returned, against ``step_memory``'s prediction (the course's target: within
 10%). Not measured for ZeroAdam: the peak during a step (its stage 3 gathers the whole model
@@ -116,7 +116,8 @@ def main() -> None:
 
     import torch
 
-    from labkit.traffic import Meter, Pool
+    from labkit.judge.traffic import Meter
+    from labkit.judge.pool import Pool
 
     ns = solution_parts()
     start = [p.detach().clone() for p in ns["make_model"](width=args.width).parameters()]

@@ -1,4 +1,4 @@
-"""What one call from the judge into the learner's kernel costs (labkit.remote), against an
+"""What one call from the judge into the learner's kernel costs (labkit.judge), against an
 execute request round trip (how calls travelled before: IPython's cell machinery, four
 messages and the output flushes per call).
 
@@ -46,7 +46,8 @@ def main(argv: list[str]) -> int:
     import torch
     from jupyter_client.manager import start_new_kernel
 
-    import labkit.remote as remote
+    from labkit.judge import handles
+    from labkit.judge import session as sessions
 
     km, kc = start_new_kernel(kernel_name="python3")
     try:
@@ -55,7 +56,7 @@ def main(argv: list[str]) -> int:
         pid = km.provisioner.process.pid
         info = {k: (v.decode() if isinstance(v, bytes) else v)
                 for k, v in km.get_connection_info(session=False).items()}
-        names = remote.connect(info, ["add_one", "double"], km.provisioner.pgid, pid, 120.0)
+        names = sessions.connect(info, ["add_one", "double"], km.provisioner.pgid, pid, 120.0)
         small = torch.ones(4)
         rows = [("call with an int", lambda: names["add_one"](1)),
                 ("call with a 4-element tensor", lambda: names["double"](small)),
@@ -67,8 +68,8 @@ def main(argv: list[str]) -> int:
             wall, judge, learner = measure(fn, args.calls, pid)
             print(f"  {name:<30} {wall:7.2f} {judge:10.2f} {learner:11.2f}")
     finally:
-        if remote._session is not None:
-            remote._session.close()
+        if handles._session is not None:
+            handles._session.close()
         kc.stop_channels()
         km.shutdown_kernel(now=True)
     return 0

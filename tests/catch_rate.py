@@ -26,7 +26,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the repository's root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labkit.remote import SEED_ENV  # noqa: E402
+from labkit.judge.reset import SEED_ENV# noqa: E402
 from tests.harness import VARIANTS, chosen_notebooks, grade_all, load_variants  # noqa: E402
 
 

@@ -346,7 +346,7 @@ def inject(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.NotebookNode
     raise ValueError(f"variant {variant.name}: no cell with grade_id {variant.cell!r}")
 
 
-# generated examples per Hypothesis test when variants are graded (labkit.remote's cap), and
+# generated examples per Hypothesis test when variants are graded (labkit.judge.reset's cap), and
 # the seed they are drawn from: the same every run, so a variant's grade never depends on luck
 VARIANT_EXAMPLES = 3
 VARIANT_SEED = "20261124"
@@ -354,8 +354,8 @@ VARIANT_SEED = "20261124"
 # units one after another in the notebooks of one made-up assignment, this many a notebook:
 # a unit costs its cells, not a kernel start, set-up imports and nbgrader's bookkeeping
 UNITS_PER_NOTEBOOK = 12
-# a test cell that reads every cell handed in (labkit.remote.learner_sources, and
-# labkit.nocast.source_casts, which calls it): the units before and after its own would be
+# a test cell that reads every cell handed in (labkit.judge.handles.learner_sources, and
+# labkit.judge.nocast.source_casts, which calls it): the units before and after its own would be
 # part of what it reads
 WHOLE_PROGRAM = re.compile(r"\b(learner_sources|source_casts)\s*\(")
 
@@ -391,7 +391,7 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
     {relative path: text} handed in beside the notebook; ``env`` is added to nbgrader's
     environment. ``solution_and_blank=False``: the first run grades ``extra`` alone.
     ``variants`` may list the variants to grade in place of tests/variants' (mutants)."""
-    from labkit.remote import EXAMPLES_CAP_ENV, SEED_ENV
+    from labkit.judge.reset import EXAMPLES_CAP_ENV, SEED_ENV
 
     root = scratch_course(workdir, [assignment])
     db_url = f"sqlite:///{root / 'grading' / 'gradebook.db'}"

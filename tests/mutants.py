@@ -274,7 +274,7 @@ def equivalents() -> dict[str, str]:
 
 def grade(assignment: str, found: list[Mutant], seed: str | None = None) -> dict[str, bool]:
     """key -> caught (lost a point where it can reach), for each mutant."""
-    from labkit.remote import SEED_ENV
+    from labkit.judge.reset import SEED_ENV
     from tests.harness import grade_all
 
     variants = [m.variant(n) for n, m in enumerate(found)]

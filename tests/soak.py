@@ -27,7 +27,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the repository's root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labkit.remote import EXAMPLES_SCALE_ENV, SEED_ENV  # noqa: E402
+from labkit.judge.reset import EXAMPLES_SCALE_ENV, SEED_ENV# noqa: E402
 from tests.harness import chosen_notebooks, error_names, grade_all  # noqa: E402
 
 

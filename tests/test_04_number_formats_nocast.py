@@ -1,4 +1,4 @@
-"""labkit.nocast: the method checks of notebook 04's round_to_bf16 exercise.
+"""labkit.judge.nocast: the method checks of notebook 04's round_to_bf16 exercise.
 
 The source check is an allow-list: a cast to bfloat16 written any of the ways the course has
 seen, and any other operation outside the list, is reported by name and line; bit-level
@@ -13,7 +13,7 @@ import textwrap
 import pytest
 import torch
 
-from labkit.nocast import forbid_casts, source_casts
+from labkit.judge.nocast import forbid_casts, source_casts
 
 
 def define(body: str, extra: str = ""):

@@ -43,7 +43,7 @@ def nb06():
 
 @pytest.fixture(scope="module")
 def pool():
-    from labkit.traffic import Pool
+    from labkit.judge.pool import Pool
 
     p = Pool(2)
     yield p
@@ -67,7 +67,7 @@ def test_every_bucket_the_test_can_draw_has_32_elements(nb06):
 
 @pytest.mark.parametrize("steps,micro,batch,lr,cap", [(2, 1, 8, 0.5, 1000), (3, 2, 5, 1.0, 300), (2, 3, 4, 0.25, 10**6)])
 def test_solution_matches_the_reference_to_the_bit_and_the_byte_bounds(nb06, pool, steps, micro, batch, lr, cap):
-    from labkit.traffic import Meter
+    from labkit.judge.traffic import Meter
 
     start = [p.detach().clone() for p in nb06["make_model"](3).parameters()]
     X, y = nb06["ddp_data"](2, steps, micro, batch, 5)
@@ -170,7 +170,7 @@ def fsdp2(nb06):
 def test_fsdp2_bf16_policy_halves_the_all_gather_bytes_and_trains_alike(fsdp2, pool):
     """MixedPrecisionPolicy(bf16, fp32): a step sends float32's bytes less half its all-gather bytes (measured from
     outside, second step alone), and the trained parameters are within 2^-6 of the largest update of float32's."""
-    from labkit.traffic import Meter
+    from labkit.judge.traffic import Meter
 
     width, meter = 256, Meter(pool)
     g = torch.Generator().manual_seed(1)

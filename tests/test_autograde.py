@@ -378,7 +378,7 @@ def test_the_runs_seed_is_the_instructors_alone(graded_class):
     import html
     import os
 
-    from labkit.remote import SEED_ENV
+    from labkit.judge.reset import SEED_ENV
 
     seed = os.environ[SEED_ENV]
     course = graded_class["course"]
@@ -737,7 +737,7 @@ def test_loop_and_dead_kernel_are_listed_with_the_reason(graded_class, capsys):
 
 @pytest.mark.parametrize("student", ["solution", "loop", "exit", "edited_test"])
 def test_feedback_shows_no_grader_plumbing(graded_class, student):
-    """The judge's boot cell (labkit.remote, the learner kernel's connection and key) never
+    """The judge's boot cell (labkit.judge.session.connect, the learner kernel's connection and key) never
     takes a submission cell's place, and each prompt number shows once."""
     import collections
     import html
@@ -745,7 +745,7 @@ def test_feedback_shows_no_grader_plumbing(graded_class, student):
     nb = autograded(course, student)
     assert [c.source for c in nb.cells[:1]] == [c.source for c in solution().cells[:1]]
     text = html.unescape((course / "grading" / "feedback" / student / A / f"{A}.html").read_text())
-    for secret in ("labkit.remote", "__json", "signature_scheme", "hmac-sha256", "control_port",
+    for secret in ("labkit.judge", "__json", "signature_scheme", "hmac-sha256", "control_port",
                    str(REPO), sys.prefix, str(course)):
         assert secret not in text, f"{student}'s feedback shows {secret!r}"
     counts = [c.execution_count for c in nb.cells if c.cell_type == "code"

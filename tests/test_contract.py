@@ -1,4 +1,4 @@
-"""labkit.contract: a learner's function against the reference on generated inputs."""
+"""labkit.judge.contract: a learner's function against the reference on generated inputs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from labkit.contract import agrees, refuses, same
+from labkit.judge.contract import agrees, refuses, same
 
 SIZES = st.integers(0, 10**6)
 RATES = st.floats(1e-3, 1e4)

@@ -213,7 +213,7 @@ def test_made_up_commands_paths_and_links_are_reported():
     doc = REPO / "docs" / "made_up.md"
     text = ("# Made up\n\nRun `make no-such-target`, then `.venv/bin/python grading/no_such_tool.py"
             " NN_topic`; see `tests/redteam/<NN_name>/no_such_trick.py`, `labkit.no_such_module`,"
-            " `labkit.remote.no_such_name`, [the trust model](trust.md#no-such-heading) and"
+            " `labkit.judge.session.no_such_name`, [the trust model](trust.md#no-such-heading) and"
             " [a page](no_such_page.md).\n\n```bash\nmake lab && make no-such-verb\n```\n"
             "[here](#made-up) and `grading/reports/<assignment>/grades.csv` are fine; `benchmarks/`"
             " holds `grading_scale.py` but not `no_such_bench.py`.\n")
@@ -222,7 +222,7 @@ def test_made_up_commands_paths_and_links_are_reported():
         "no grading/no_such_tool.py in the repository",
         "no tests/redteam/<NN_name>/no_such_trick.py in the repository",
         "labkit defines no no_such_module (labkit.no_such_module)",
-        "labkit.remote defines no no_such_name (labkit.remote.no_such_name)",
+        "labkit.judge.session defines no no_such_name (labkit.judge.session.no_such_name)",
         "make no-such-verb: no such target in the Makefile",
         "no no_such_bench.py in the folders named before it (benchmarks/)",
         "link to trust.md#no-such-heading: no heading #no-such-heading in docs/trust.md",

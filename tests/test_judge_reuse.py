@@ -1,5 +1,5 @@
 """One judge kernel serves the students of a grading run one after the other, and nothing of
-one student's grading reaches the next (grading/trusted/judge.py, labkit.remote.judge_reset)."""
+one student's grading reaches the next (grading/trusted/judge.py, labkit.judge.reset.judge_reset)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def _notebook(answer: str, after: str = "") -> nbformat.NotebookNode:
         "draw()\n"
         "print('first draw', torch.rand(1).item(), random.random(), drawn)\n"
         "calls = []\n"
-        "result = touch(SHARED, labkit.remote.owned(lambda: calls.append(os.getpid())))\n"
+        "result = touch(SHARED, labkit.judge.handles.owned(lambda: calls.append(os.getpid())))\n"
         "assert calls == [os.getpid()], f'the test-owned op ran elsewhere: {calls}'\n"
         "leftover = 1\n"
         "labkit.checks.mark = 1\n"

@@ -1,5 +1,5 @@
-"""labkit.nocast on the trusted side: the judge reads the cells as handed in
-(labkit.remote.learner_sources) and follows everything round_to_bf16 can reach.
+"""labkit.judge.nocast on the trusted side: the judge reads the cells as handed in
+(labkit.judge.handles.learner_sources) and follows everything round_to_bf16 can reach.
 
 The check is an allow-list of the operations a bit-level answer needs. Each attack below
 hides a cast to bfloat16 (a lambda-bound helper, an alias, a computed attribute name, a
@@ -19,7 +19,7 @@ import nbformat
 import pytest
 import torch
 
-from labkit.nocast import source_casts, submitted_casts
+from labkit.judge.nocast import source_casts, submitted_casts
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = "import math\nimport numpy as np\nimport torch\nimport labkit\nfrom labkit.checks import check_equal\n"
@@ -128,9 +128,9 @@ ATTACKS = {
             return (x.reshape(-1, 1) @ torch.ones(1, 1)).reshape(x.shape)
         """,
     "in-kernel guard patched, cast in a lambda (issue 21)": """
-        import labkit.nocast
+        import labkit.judge.nocast
         import contextlib
-        labkit.nocast.forbid_casts = lambda *a, **k: contextlib.nullcontext()
+        labkit.judge.nocast.forbid_casts = lambda *a, **k: contextlib.nullcontext()
         _r = lambda t: t.to(torch.bfloat16).float()
         def round_to_bf16(x):
             return _r(x)
@@ -324,11 +324,11 @@ def test_findings_name_the_operation_and_its_line():
 
 def test_remote_goes_to_the_submitted_cells(monkeypatch):
     """source_casts on a judge-side proxy reads learner_sources(), not the learner's kernel."""
-    from labkit import remote
+    from labkit.judge import handles
 
-    proxy = remote.Remote(("n", "round_to_bf16"))
-    monkeypatch.setattr(remote, "learner_sources",
+    proxy = handles.Remote(("n", "round_to_bf16"))
+    monkeypatch.setattr(handles, "learner_sources",
                         lambda: cells(ATTACKS["lambda-bound helper"]))
     assert source_casts(proxy, torch.bfloat16)
-    monkeypatch.setattr(remote, "learner_sources", lambda: cells(HONEST))
+    monkeypatch.setattr(handles, "learner_sources", lambda: cells(HONEST))
     assert source_casts(proxy, torch.bfloat16) == []

@@ -1,4 +1,4 @@
-"""labkit.remote against a real kernel: what crosses from the learner's kernel is plain data."""
+"""labkit.judge against a real kernel: what crosses from the learner's kernel is plain data."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 import torch
 from grading.trusted.kernels import start_new_kernel
 
-import labkit.remote as remote
+from labkit.judge import handles, outside, reset, wire
+from labkit.judge import learner as learner_code, reply as replies, session as sessions
 
 LEARNER = '''
 import os, time, numpy as np, torch
@@ -60,13 +61,13 @@ def learner():
     kc.execute_interactive(LEARNER, timeout=60)
     info = {k: (v.decode() if isinstance(v, bytes) else v)
             for k, v in km.get_connection_info(session=False).items()}
-    names = remote.connect(info, ["add_one_", "values", "liar", "raises", "loop", "die",
+    names = sessions.connect(info, ["add_one_", "values", "liar", "raises", "loop", "die",
                                   "Lies", "in_threads", "use_clock", "peek", "train", "spin",
                                   "send_on", "relay"], km.provisioner.pgid, km.provisioner.process.pid, 5.0)
     yield names, kc
-    if remote._session is not None:
-        remote._session.close()
-    remote._session = None
+    if handles._session is not None:
+        handles._session.close()
+    handles._session = None
     kc.stop_channels()
     km.shutdown_kernel(now=True)
 
@@ -91,7 +92,7 @@ def test_in_place_calls_change_the_judges_tensors(learner):
 def test_a_lying_object_stays_a_handle_that_equals_nothing(learner):
     names, _ = learner
     x = names["liar"]()
-    assert isinstance(x, remote.Remote) and x != 1 and not (x == x.__class__)
+    assert isinstance(x, handles.Remote) and x != 1 and not (x == x.__class__)
     with pytest.raises(TypeError, match="learner_side"):
         pickle.dumps(x)
 
@@ -109,22 +110,22 @@ def test_forged_replies_are_refused(learner):
                    '{"ok": {"__t": "ndarray", "dtype": "|O", "shape": [1], "b64": ""}}',
                    '{"ok": {"__t": "tdtype", "v": "Tensor"}}', '[1]', "not json",
                    '{"ok": ' + "[" * 100 + "]" * 100 + "}"]:
-        kc.execute_interactive("import labkit.remote as R\n"
+        kc.execute_interactive("import labkit.judge.learner as R\n"
                                f"R._serve = lambda payload: {forged!r}", timeout=30)
-        with pytest.raises(remote.LearnerCodeError):
+        with pytest.raises(wire.LearnerCodeError):
             names["values"]()
 
 
 def test_a_call_that_never_returns_times_out_and_is_interrupted(learner):
     names, _ = learner
-    with pytest.raises(remote.RemoteTimeout):
+    with pytest.raises(wire.RemoteTimeout):
         names["loop"]()
     assert names["values"]()["s"] == "x"  # the kernel was interrupted and answers again
 
 
 def test_a_kernel_that_dies_is_reported(learner):
     names, _ = learner
-    with pytest.raises(remote.RemoteDied):
+    with pytest.raises(wire.RemoteDied):
         names["die"]()
 
 
@@ -156,7 +157,7 @@ def test_code_a_test_defines_never_enters_the_learners_kernel(learner):
     assert sorted(log) == [-1, 0, 0, 1, 2] and recorder.calls == 4
     with pytest.raises(TypeError):
         names["send_on"](cell["note"])   # and cannot be sent on from there
-    assert not hasattr(remote, "in_learner_kernel")
+    assert not hasattr(handles, "in_learner_kernel")
 
 
 def test_a_call_hands_the_tensors_it_was_given_on_to_a_tests_object(learner):
@@ -175,29 +176,29 @@ def test_a_call_hands_the_tensors_it_was_given_on_to_a_tests_object(learner):
 FLOOD = '''
 import json, resource, sys
 from grading.trusted.kernels import start_new_kernel
-import labkit.remote as remote
+from labkit.judge import handles, session as sessions, wire
 
 km, kc = start_new_kernel(kernel_name="python3")
 try:
     # the learner's kernel forges a 40 MiB reply of empty lists: [[],[],...]
     kc.execute_interactive(
-        "import labkit.remote as R\\n"
+        "import labkit.judge.learner as R\\n"
         "BIG = '{\\"ok\\": [' + ','.join(['[]'] * ((40 << 20) // 3)) + ']}'\\n"
         "R._serve = lambda payload: BIG\\n"
         "def f(): pass", timeout=300)
     info = {k: (v.decode() if isinstance(v, bytes) else v)
             for k, v in km.get_connection_info(session=False).items()}
-    names = remote.connect(info, ["f"], km.provisioner.pgid, km.provisioner.process.pid, 300.0)
+    names = sessions.connect(info, ["f"], km.provisioner.pgid, km.provisioner.process.pid, 300.0)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:
         got = names["f"]()
         outcome = f"decoded a {type(got).__name__} of {len(got)} items"
-    except remote.LearnerCodeError as exc:
+    except wire.LearnerCodeError as exc:
         outcome = f"refused: {exc}"
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"outcome": outcome, "peak_mib": (after - before) / 1024}))
 finally:
-    remote._session.close()
+    handles._session.close()
     kc.stop_channels()
     km.shutdown_kernel(now=True)
 '''
@@ -226,23 +227,23 @@ def test_reply_bounds_on_items_and_depth_and_honest_data_within_them():
     def reply(value) -> str:
         return json.dumps({"ok": value})
 
-    with pytest.raises(remote.LearnerCodeError, match="nested more than 64 levels"):
-        remote._parse_reply(reply(json.loads("[" * 300 + "]" * 300)))
-    with pytest.raises(remote.LearnerCodeError, match="more than 2,000,000 items"):
-        remote._parse_reply(reply([0] * 2_000_001))
+    with pytest.raises(wire.LearnerCodeError, match="nested more than 64 levels"):
+        replies._parse_reply(reply(json.loads("[" * 300 + "]" * 300)))
+    with pytest.raises(wire.LearnerCodeError, match="more than 2,000,000 items"):
+        replies._parse_reply(reply([0] * 2_000_001))
     # within bounds: strings full of brackets and commas, 200,000 floats, deep tuples
     text = "[{,}]" * 1_000_000
-    assert remote._decode(remote._parse_reply(reply(remote._encode(text, 0)))["ok"]) == text
+    assert replies._decode(replies._parse_reply(reply(learner_code._encode(text, 0)))["ok"]) == text
     floats = [float(i) for i in range(200_000)]
-    assert remote._decode(remote._parse_reply(reply(remote._encode(floats, 0)))["ok"]) == floats
+    assert replies._decode(replies._parse_reply(reply(learner_code._encode(floats, 0)))["ok"]) == floats
     deep: tuple = ()
     for _ in range(60):
         deep = (deep, {"k": [1]})
-    assert remote._decode(remote._parse_reply(reply(remote._encode(deep, 0)))["ok"]) == deep
+    assert replies._decode(replies._parse_reply(reply(learner_code._encode(deep, 0)))["ok"]) == deep
 
 
 _COUNT_EXAMPLES = '''
-import labkit.remote as r
+import labkit.judge.reset as r
 r.judge_snapshot()
 from hypothesis import example, given, settings, strategies as st
 seen = []
@@ -267,11 +268,11 @@ def test_the_suites_examples_cap_leaves_explicit_examples_and_is_off_in_grading(
     import sys
 
     env = {k: v for k, v in os.environ.items()
-           if k not in (remote.EXAMPLES_CAP_ENV, remote.EXAMPLES_SCALE_ENV)}
+           if k not in (reset.EXAMPLES_CAP_ENV, reset.EXAMPLES_SCALE_ENV)}
     if cap:
-        env[remote.EXAMPLES_CAP_ENV] = cap
+        env[reset.EXAMPLES_CAP_ENV] = cap
     if scale:
-        env[remote.EXAMPLES_SCALE_ENV] = scale
+        env[reset.EXAMPLES_SCALE_ENV] = scale
     out = subprocess.run([sys.executable, "-c", _COUNT_EXAMPLES], env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.stdout.strip() == expected, out.stdout + out.stderr[-2000:]
@@ -334,7 +335,7 @@ def test_connections_from_another_uid_are_closed_unserved(learner):
     names, _ = learner
     clock = _tests_clock()
     assert names["use_clock"](clock) == (2, "_JudgeObject")
-    session = remote._session
+    session = handles._session
     session._drop()   # the learner's kernel connects again for the next call
     folder = os.path.dirname(session.path)
     mode = os.stat(folder).st_mode & 0o7777
@@ -379,7 +380,7 @@ except (ConnectionError, OSError, struct.error):
     assert takeover.stdout.readline().strip() == "connected"
     try:
         got = names["values"]()
-    except remote.LearnerCodeError as exc:
+    except wire.LearnerCodeError as exc:
         got = exc
     answered = takeover.communicate(timeout=60)[0].strip()
     assert (called, answered, type(got) is dict and got["s"] == "x", clock.ticks) == \
@@ -425,13 +426,13 @@ def test_a_flood_of_connections_leaves_the_judge_bounded_and_honest_calls_workin
     clock = _tests_clock()
     assert names["use_clock"](clock) == (2, "_JudgeObject")
     threads, rss = _threads_and_rss()
-    reply = kc.execute_interactive(FLOODER % remote._session.path, timeout=120)
+    reply = kc.execute_interactive(FLOODER % handles._session.path, timeout=120)
     assert reply["content"]["status"] == "ok", reply["content"]
     time.sleep(0.5)
     threads_now, rss_now = _threads_and_rss()
     grown = (rss_now - rss) >> 20
-    bound = getattr(remote, "MAX_BUFFERED_BYTES", 128 << 20) >> 20
-    assert (threads_now - threads <= getattr(remote, "MAX_CONNECTIONS", 32) + 2,
+    bound = getattr(wire, "MAX_BUFFERED_BYTES", 128 << 20) >> 20
+    assert (threads_now - threads <= getattr(wire, "MAX_CONNECTIONS", 32) + 2,
             grown < bound + 48) == (True, True), \
         f"the judge went from {threads} to {threads_now} threads, its memory grew {grown} MiB"
     assert names["use_clock"](clock) == (4, "_JudgeObject")
@@ -442,11 +443,11 @@ def test_an_idle_connection_is_closed(learner, monkeypatch):
     import socket
 
     names, _ = learner
-    monkeypatch.setattr(remote, "IDLE_SECONDS", 0.5, raising=False)
+    monkeypatch.setattr(sessions, "IDLE_SECONDS", 0.5, raising=False)
     clock = _tests_clock()
     assert names["use_clock"](clock) == (2, "_JudgeObject")
     s = socket.socket(socket.AF_UNIX)
-    s.connect(remote._session.path)
+    s.connect(handles._session.path)
     s.settimeout(10)
     start = time.monotonic()
     try:
@@ -465,7 +466,7 @@ def test_more_threads_than_connections_each_get_their_calls_answered(learner):
     names, _ = learner
     cell = {"__name__": "__main__", "log": []}
     exec("def note(i):\n    log.append(i)", cell)
-    n = getattr(remote, "MAX_CONNECTIONS", 32) + 16
+    n = getattr(wire, "MAX_CONNECTIONS", 32) + 16
     assert names["in_threads"](cell["note"], n) == "<the test's object>"
     assert sorted(cell["log"]) == list(range(n))
 
@@ -475,19 +476,19 @@ def test_judge_mapped_memory_is_read_by_the_judge_not_asked_of_the_kernel(learne
     descriptors: a write in place shows; a tensor rebound to new memory (t.set_) leaves the
     memory it was given as it was, whatever the kernel says of it afterwards."""
     names, kc = learner
-    remote._session.folder = str(tmp_path)  # the kernel's socket folder in trusted grading
+    handles._session.folder = str(tmp_path)  # the kernel's socket folder in trusted grading
     kc.execute_interactive("def rebind_(ts):\n    for t in ts:\n        t.set_(t + 1)\n", timeout=30)
-    lb = remote.learner_side("builtins")
+    lb = handles.learner_side("builtins")
     given = [torch.arange(6.0).view(2, 3), torch.ones(2, 3, dtype=torch.bfloat16)]
-    mapped = remote.JudgeMapped(given, transposed=True)
+    mapped = outside.JudgeMapped(given, transposed=True)
     assert not list(tmp_path.glob("mapped-*"))     # no name left to reach the files by
     lb.list(lb.map(names["add_one_"], mapped.there))
     got = mapped.read()
     assert torch.equal(got[0], given[0] + 1) and torch.equal(got[1], given[1] + 1)
-    rebound = remote.JudgeMapped(given)
-    lb.list(lb.map(remote.Remote(("n", "rebind_")), rebound.there))
+    rebound = outside.JudgeMapped(given)
+    lb.list(lb.map(handles.Remote(("n", "rebind_")), rebound.there))
     assert all(torch.equal(a, b) for a, b in zip(rebound.read(), given))
-    assert remote.kernel_memory([(0, 8)]) is None  # no sandbox record: nothing read
+    assert outside.kernel_memory([(0, 8)]) is None  # no sandbox record: nothing read
 
 
 SHARED_RESULT = '''
@@ -525,24 +526,24 @@ def test_a_returned_tensor_must_be_found_in_its_own_memory(learner, tmp_path, mo
 
     _, kc = learner
     kc.execute_interactive(SHARED_RESULT, timeout=30)
-    remote._session.folder = str(tmp_path)
+    handles._session.folder = str(tmp_path)
     record = tmp_path / "record"                    # as a forked sandbox's PID 1 writes it
-    record.write_text(f"k{remote._session.pid}\n")
-    monkeypatch.setattr(remote._session, "workers_record", str(record))
-    monkeypatch.setattr(remote._session, "pid", os.getpid())   # the kernel's parent, as PID 1 is
+    record.write_text(f"k{handles._session.pid}\n")
+    monkeypatch.setattr(handles._session, "workers_record", str(record))
+    monkeypatch.setattr(handles._session, "pid", os.getpid())   # the kernel's parent, as PID 1 is
     cases = [[torch.arange(5.0), torch.ones(5)], [torch.tensor([2**60 + 1, -3]), torch.tensor([5, 7])] * 2]
-    outs, _, out_at, _ = calls_kept_there(remote.Remote(("n", "own_sums")), cases)
+    outs, _, out_at, _ = calls_kept_there(handles.Remote(("n", "own_sums")), cases)
     assert [[o.tolist() for o in out] for out in outs] == [[[1.0, 2.0, 3.0, 4.0, 5.0]] * 2,
                                                          [[2 * (2**60 + 6), 8]] * 4]
-    assert remote.kernel_memory([(out_at[1][0], 16)]) == [torch.tensor([2 * (2**60 + 6), 8]).numpy().tobytes()]
+    assert outside.kernel_memory([(out_at[1][0], 16)]) == [torch.tensor([2 * (2**60 + 6), 8]).numpy().tobytes()]
     with pytest.raises(AssertionError, match="returned buffer 0: the memory at the address torch gives for it "
                                              r"\(data_ptr\) is not its own"):
-        calls_kept_there(remote.Remote(("n", "shared_sum")), cases)
+        calls_kept_there(handles.Remote(("n", "shared_sum")), cases)
     kc.execute_interactive("torch.Tensor.data_ptr = _real_data_ptr\n"
                            "torch.Tensor.stride = lambda self, *a, _s=torch.Tensor.stride: tuple(k << 30 for k in _s(self))",
                            timeout=30)
     with pytest.raises(AssertionError, match=r"returned buffer 0: its strides \(1073741824,\), as torch where"):
-        calls_kept_there(remote.Remote(("n", "own_sums")), cases)     # the judge reads no gigabytes
+        calls_kept_there(handles.Remote(("n", "own_sums")), cases)     # the judge reads no gigabytes
     kc.execute_interactive("del torch.Tensor.stride; torch.Tensor.data_ptr = _not_an_int", timeout=30)
     with pytest.raises(AssertionError, match=r"returned buffer 0: torch where your code runs gives no address"):
-        calls_kept_there(remote.Remote(("n", "plain_shared")), cases)
+        calls_kept_there(handles.Remote(("n", "plain_shared")), cases)

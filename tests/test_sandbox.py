@@ -1144,7 +1144,8 @@ def test_no_other_user_reaches_the_graders_sockets_and_the_sandbox_still_does(us
     from jupyter_client import BlockingKernelClient
     from jupyter_core.utils import run_sync
 
-    import labkit.remote as remote
+    from labkit.judge import handles
+    from labkit.judge import session as sessions
 
     km = sandbox.SandboxKernelManager(kernel_name="python3")
     run_sync(km.start_kernel)()
@@ -1161,10 +1162,10 @@ def test_no_other_user_reaches_the_graders_sockets_and_the_sandbox_still_does(us
         cell = {"__name__": "__main__"}
         exec("class Clock:\n    ticks = 0\n    def tick(self, n):\n        self.ticks += n\n"
              "clock = Clock()", cell)
-        names = remote.connect(info, ["f"], km.provisioner.pgid, km.kernel_pid(), 60.0,
+        names = sessions.connect(info, ["f"], km.provisioner.pgid, km.kernel_pid(), 60.0,
                                uid=km.sandbox.uid)
         assert names["f"](cell["clock"]) == 7 and cell["clock"].ticks == 1
-        session = remote._session
+        session = handles._session
         box = km._box
         kernel_sockets = sorted(str(p) for p in km._sockets.iterdir() if p.is_socket()
                                 and p.name.startswith("kernel"))
@@ -1181,9 +1182,9 @@ def test_no_other_user_reaches_the_graders_sockets_and_the_sandbox_still_does(us
         assert tried == {name: "PermissionError" for name in targets}, tried
         assert names["f"](cell["clock"]) == 7 and cell["clock"].ticks == 2
     finally:
-        if remote._session is not None:
-            remote._session.close()
-            remote._session = None
+        if handles._session is not None:
+            handles._session.close()
+            handles._session = None
         if kc is not None:
             kc.stop_channels()
         run_sync(km.shutdown_kernel)(now=True)

@@ -1,4 +1,4 @@
-"""labkit.traffic: a pool of gloo workers kept across calls, and bytes between them counted from outside."""
+"""labkit.judge.pool and labkit.judge.traffic: a pool of gloo workers kept across calls, and bytes between them counted from outside."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import shutil
 import pytest
 import torch
 
-import labkit.remote
-from labkit.traffic import Meter, Pool
+import labkit.judge.handles
+from labkit.judge.traffic import Meter
+from labkit.judge.pool import Pool
 
 pytestmark = pytest.mark.skipif(shutil.which("ss") is None, reason="needs ss (iproute2)")
 
@@ -115,7 +116,7 @@ def test_judged_meter_enters_the_namespace_and_reads_loopback(pool, monkeypatch)
     class FakeSession:
         pid = os.getpid()
 
-    monkeypatch.setattr(labkit.remote, "_session", FakeSession())
+    monkeypatch.setattr(labkit.judge.handles, "_session", FakeSession())
     pool.group(3)
     meter = Meter(pool)
     assert meter.judged and meter.pids == pool.pids()
@@ -264,7 +265,7 @@ def test_the_meter_measures_the_workers_the_sandbox_lists_never_the_ones_named(t
     import subprocess
     import sys
 
-    from labkit.traffic import Meter
+    from labkit.judge.traffic import Meter
 
     kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(3)]
     try:

@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 from grading.course import SOLUTIONS
-from labkit.remote import EXAMPLES_CAP_ENV
+from labkit.judge.reset import EXAMPLES_CAP_ENV
 from tests.harness import BEGIN, END, VARIANT_EXAMPLES, CellGraph, Variant, grade_all, inject
 
 REDTEAM = Path(__file__).resolve().parent / "redteam"

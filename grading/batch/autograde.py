@@ -254,7 +254,7 @@ def start_run(opts: Options) -> str:
         from grading.trusted.sandbox import limits_note
 
         print("\n".join([*limits_note(), judge_limits_note()]), flush=True)
-    from labkit.remote import SEED_ENV
+    from labkit.judge.reset import SEED_ENV
 
     if not os.environ.get(SEED_ENV, "").isdigit():  # one seed for the run's generated inputs
         os.environ[SEED_ENV] = str(int.from_bytes(os.urandom(4), "big"))
@@ -336,7 +336,7 @@ def grade_class(opts: Options, intake: Intake, state: dict, db_url: str,
     the course gradebook, grading/autograded/ and grading/feedback/, and the state (written
     after each student). A grader's failure merges nothing, so the next run grades it again.
     What happened, per student: graded, grader_errors, problems, notes, cluster."""
-    from labkit.remote import SEED_ENV
+    from labkit.judge.reset import SEED_ENV
 
     out = Outcome()
     a, course = opts.assignment, opts.course

@@ -43,7 +43,7 @@ import time
 import uuid
 from pathlib import Path, PurePosixPath
 
-from labkit.remote import SEED_ENV  # the run's seed of the hidden tests' generated inputs
+from labkit.judge.reset import SEED_ENV# the run's seed of the hidden tests' generated inputs
 
 REPO = Path(__file__).resolve().parents[2]
 COPY_BACK_BYTES = 200 * 1024 * 1024  # autograded notebooks + feedback of one submission

@@ -54,7 +54,7 @@ def gradebook_lock(db_url: str):
 
 def seed_note(seed: str) -> str:
     """The line that records a grading run's seed of the hidden tests' generated inputs."""
-    from labkit.remote import SEED_ENV
+    from labkit.judge.reset import SEED_ENV
 
     return (f"Hidden tests' generated inputs: seed {seed} (to draw the same again: "
             f"{SEED_ENV}={seed} make autograde ...)")

@@ -8,7 +8,7 @@ every cell of a submission in order, but in two kernels:
 - graded test cells run in a **judge kernel**: an ordinary kernel outside the sandbox that
   never runs learner code. It runs the instructor's test cell (hidden tests included; they
   never enter the sandbox) where every name the instructor's answer cells define is a
-  ``labkit.remote.Remote``: calling it runs the learner's code in the sandbox and brings
+  ``labkit.judge.handles.Remote``: calling it runs the learner's code in the sandbox and brings
   back plain data only. The instructor's given cells a test needs (imports, helpers,
   data) are run in the judge from the instructor's copy of the notebook, not the
   learner's.
@@ -27,7 +27,7 @@ reaches them. nbgrader then scores the test cells from the judge's outputs, as u
 One judge kernel serves the students of a grading process one after the other (a grading
 worker, or one ``nbgrader autograde`` run): starting a kernel and importing torch is paid
 once, not per submission. Between two students it is put back to the state it booted in
-(``labkit.remote.judge_reset``: namespace emptied, the course's modules imported afresh,
+(``labkit.judge.reset.judge_reset``: namespace emptied, the course's modules imported afresh,
 working folder, environment, random generators and torch's settings restored); a judge
 whose reset fails, or that timed out or died, is shut down instead and the next student
 gets a new one.
@@ -37,7 +37,8 @@ a cgroup of its own (``JUDGE_LIMITS``: memory, processes and threads, CPU cores;
 grading/trusted/sandbox.py's ``Cgroup``) where the machine has cgroups, else under an address-space
 rlimit (``judge_limits_note`` says which); its sockets serve only the sandbox's uid (told by
 the grader in ``connect``, checked on every connection with SO_PEERCRED) and bound the
-connections and bytes one student's code can make it hold (labkit/remote.py).
+connections and bytes one student's code can make it hold (labkit/judge/session.py; the limits in
+labkit/judge/wire.py).
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ from grading.trusted.sandbox import Limits, Sandbox, _size, cgroup_parts
 
 BUILTINS = set(dir(builtins))
 # What every judge imports while the learner's cells run, then notes as its fresh state.
-JUDGE_BOOT = "import numpy, torch, labkit.remote; labkit.remote.judge_snapshot()"
-RESET = "__import__('labkit.remote', fromlist=['judge_reset']).judge_reset(get_ipython())"
+JUDGE_BOOT = "import numpy, torch, labkit.judge.reset; labkit.judge.reset.judge_snapshot()"
+RESET = "__import__('labkit.judge.reset', fromlist=['judge_reset']).judge_reset(get_ipython())"
 _idle: dict[tuple, tuple] = {}   # one parked judge (kernel manager, folder) per kind
 NOT_KEPT = ("[output not kept in the graded copy: this cell ran after tests had called your "
             "code; your own notebook shows it]\n")
@@ -79,7 +80,7 @@ JUDGE_LIMITS = Limits(memory_bytes=8 << 30, processes=512, cpu_cores=2.0)
 def judge_limits_note(limits: Limits = JUDGE_LIMITS) -> str:
     """One line: the limits each judge kernel gets on this machine and how (``make
     autograde`` prints it at start with the sandbox's)."""
-    import labkit.remote as remote
+    from labkit.judge import wire
 
     have, missing, why = cgroup_parts(limits)
     parts = [have + " per judge kernel"] if have else []
@@ -87,10 +88,10 @@ def judge_limits_note(limits: Limits = JUDGE_LIMITS) -> str:
         parts.append(", ".join(missing) + " not set (" + (why or "no cgroups") + ")")
     if not have or "memory" not in have:
         parts.append(f"address space {_size(limits.memory_bytes)} (rlimit)")
-    parts.append(f"its sockets: the sandbox's uid only, at most {remote.MAX_CONNECTIONS} "
-                 f"connections, {remote.MAX_REQUEST_BYTES >> 20} MiB a call and "
-                 f"{remote.MAX_BUFFERED_BYTES >> 20} MiB being read per student, idle ones "
-                 f"closed after {remote.IDLE_SECONDS:g} s")
+    parts.append(f"its sockets: the sandbox's uid only, at most {wire.MAX_CONNECTIONS} "
+                 f"connections, {wire.MAX_REQUEST_BYTES >> 20} MiB a call and "
+                 f"{wire.MAX_BUFFERED_BYTES >> 20} MiB being read per student, idle ones "
+                 f"closed after {wire.IDLE_SECONDS:g} s")
     return "judge limits: " + "; ".join(parts)
 
 
@@ -450,8 +451,8 @@ class JudgedExecute(RobustExecute):
         tests = set(self._plan.tests)
         sources = [c.source for c in self.nb.cells if c.cell_type == "code"
                    and c.get("metadata", {}).get("nbgrader", {}).get("grade_id") not in tests]
-        code = ("import json as __json, labkit.remote as __labkit_remote\n"
-                f"globals().update(__labkit_remote.connect(__json.loads({json.dumps(info)!r}), "
+        code = ("import json as __json, labkit.judge.session as __labkit_session\n"
+                f"globals().update(__labkit_session.connect(__json.loads({json.dumps(info)!r}), "
                 f"{names!r}, {pgid}, {pid}, {float(self.timeout or 120)}, "
                 f"__json.loads({json.dumps(sources)!r}), uid={uid}, workers={str(record or '')!r}))")
         boot = nbformat.v4.new_code_cell(code)

@@ -3,10 +3,10 @@ contract.
 
 Each check raises an AssertionError whose message is what the learner reads. The checks run
 where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
-themselves, in trusted grading in the judge, on its proxies of them (``labkit.remote``).
+themselves, in trusted grading in the judge, on its proxies of them (``labkit.judge``).
 Where a check needs what only the learner's side can observe (the memory a result lives in,
 a pool of worker processes), it reads it there with library code alone, through
-``labkit.remote.learner_side``: no test code runs where the learner's code runs, and what
+``labkit.judge.handles.learner_side``: no test code runs where the learner's code runs, and what
 comes back are values. Expected values are computed here, from copies made before the call.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, Callable
 import torch
 
 from labkit.checks import check_close, check_equal
-from labkit.remote import learner_side
+from labkit.judge.handles import learner_side
 
 # ---- naive_allreduce and ring_allreduce_sim ----------------------------------------------
 
@@ -77,11 +77,11 @@ def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list,
     made there (``operator.itemgetter``) that takes the list of tensors out of a result.
 
     In trusted grading the buffers live in memory the judge maps and reads itself
-    (``labkit.remote.JudgeMapped``: the buffers after the call are what that memory holds),
+    (``labkit.judge.outside.JudgeMapped``: the buffers after the call are what that memory holds),
     and every returned tensor is looked for in the kernel's memory where torch there says it
-    is (``labkit.remote.kernel_memory``): a tensor reported at an address that does not hold
+    is (``labkit.judge.outside.kernel_memory``): a tensor reported at an address that does not hold
     its values fails, whatever the kernel's torch was made to say."""
-    from labkit.remote import JudgeMapped
+    from labkit.judge.outside import JudgeMapped
 
     builtins, itertools = learner_side("builtins"), learner_side("itertools")
     torch_there = learner_side("torch")
@@ -112,7 +112,7 @@ def _where_they_say(values: list, addresses: list, strides: list, again: Callabl
     key of its own), ``again()`` (the returned tensors read once more through the kernel) must
     show each tensor so changed, and the judge puts the memory back. A tensor reported at the
     address of a copy that holds its values does not change; two on one memory show one key."""
-    from labkit.remote import kernel_memory
+    from labkit.judge.outside import kernel_memory
 
     spans, where = [], []
     for c, (case, at, st) in enumerate(zip(values, addresses, strides)):
@@ -431,13 +431,13 @@ class RingCall:
 
 
 class RingPool:
-    """Worker processes where the learner's code runs (``labkit.traffic.shared_pool``, made
+    """Worker processes where the learner's code runs (``labkit.judge.pool.shared_pool``, made
     there from library code), and a meter that counts, from outside them, the bytes they send."""
 
     def __init__(self, size: int):
-        from labkit.traffic import Meter
+        from labkit.judge.traffic import Meter
 
-        self.pool = learner_side("labkit.traffic").shared_pool(size)
+        self.pool = learner_side("labkit.judge.pool").shared_pool(size)
         self.meter = Meter(self.pool)
 
     def call(self, fn: Callable, per_rank: list, exact: bool) -> RingCall:

@@ -4,7 +4,7 @@ reads as the contract.
 Each check raises an AssertionError whose message is what the learner reads. The checks run
 where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
 and classes themselves, in trusted grading in the judge, on its proxies of them
-(``labkit.remote``). The engine is watched through the notebook's given code, handed to the
+(``labkit.judge``). The engine is watched through the notebook's given code, handed to the
 checks by the test cell: every op pushed is the test's own (``OpLog.op``, served by the judge
 in trusted grading) and notes on the test's clock when it ran; ``wait`` calls the engine where
 it runs and notes when the call returned; ``check_order`` is the hazard rule. Real
@@ -137,7 +137,7 @@ def benchmark_times_real_work(benchmark: Callable, have_mxnet: bool, cuda: bool)
     """benchmark(work, done) of real asynchronous work (a 768x768 MXNet product, else a CUDA one),
     built where benchmark runs, takes at least 0.3 x the work's time measured here; without
     MXNet or a GPU, says so."""
-    from labkit.remote import learner_side
+    from labkit.judge.handles import learner_side
 
     if have_mxnet:   # real asynchronous work where there is some: MXNet's engine, else a CUDA stream
         nd = learner_side("mxnet.ndarray")   # built where benchmark() runs

@@ -3,7 +3,7 @@ the contract.
 
 Each check raises an AssertionError whose message is what the learner reads. The checks run
 where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
-themselves, in trusted grading in the judge, on its proxies of them (``labkit.remote``).
+themselves, in trusted grading in the judge, on its proxies of them (``labkit.judge``).
 Expected values are computed here, from copies made before the call.
 """
 

@@ -4,7 +4,7 @@ the contract.
 Each check raises an AssertionError whose message is what the learner reads. The checks run
 where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
 and classes themselves, in trusted grading in the judge, on its proxies of them
-(``labkit.remote``): a model, an optimizer or a scaler the learner's code works on is made
+(``labkit.judge``): a model, an optimizer or a scaler the learner's code works on is made
 where that code runs, from library classes only (``learner_side``), and read back as values.
 Expected values are computed here, from copies made before the call.
 """
@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from labkit.checks import check_close, check_equal
-from labkit.remote import learner_side
+from labkit.judge.handles import learner_side
 
 INF, NAN = float("inf"), float("nan")
 HERE = (torch.nn, torch.optim)

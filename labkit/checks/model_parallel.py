@@ -3,10 +3,10 @@ the contract.
 
 Each check raises an AssertionError whose message is what the learner reads. The checks run
 where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
-themselves, in trusted grading in the judge, on its proxies of them (``labkit.remote``). The
+themselves, in trusted grading in the judge, on its proxies of them (``labkit.judge``). The
 notebook's given code the checks need (its placements, its simulated communicator, its
 pipeline simulator) is handed to them by the test cell. A communicator the learner's code
-sends through is the test's own (``labkit.remote.owned``): in trusted grading its calls are
+sends through is the test's own (``labkit.judge.handles.owned``): in trusted grading its calls are
 served by the judge, so the bytes it counts are counted there.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, Callable
 import torch
 
 from labkit.checks import check_close, check_equal
-from labkit.remote import learner_side, owned
+from labkit.judge.handles import learner_side, owned
 
 
 def call_there(fn: Callable, *args: Any) -> tuple[Any, list]:

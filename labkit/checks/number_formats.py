@@ -4,7 +4,7 @@ as the contract.
 Each check calls the learner's function and raises an AssertionError whose message is what
 the learner reads. The checks run where the test cell runs: in the learner's own kernel
 (Validate) the learner's function itself, in trusted grading the judge's proxy of it
-(``labkit.remote``): arguments go by value, results come back as values, and what the call
+(``labkit.judge``): arguments go by value, results come back as values, and what the call
 did to a tensor argument comes back onto the judge's copy. Expected values are computed
 here, from copies made before the call.
 """

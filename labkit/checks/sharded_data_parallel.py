@@ -3,10 +3,10 @@ reads as the contract.
 
 Each check raises an AssertionError whose message is what the learner reads. The checks run
 where the test cell runs: in the learner's own kernel (Validate) on the learner's functions
-themselves, in trusted grading in the judge, on its proxies of them (``labkit.remote``). The
+themselves, in trusted grading in the judge, on its proxies of them (``labkit.judge``). The
 worker pool the learner's training functions run in is made where that code runs, by the
-test cell (``learner_side("labkit.traffic").shared_pool(2)``), and the bytes and memory are
-read from outside its processes (``labkit.traffic.Meter``): both are handed to the checks. The
+test cell (``learner_side("labkit.judge.pool").shared_pool(2)``), and the bytes and memory are
+read from outside its processes (``labkit.judge.traffic.Meter``): both are handed to the checks. The
 notebook's given code they need (``make_model``, ``ddp_data``, ``make_block``) is handed to them
 too, so the judge runs the instructor's copy of it. Expected values are computed here.
 """

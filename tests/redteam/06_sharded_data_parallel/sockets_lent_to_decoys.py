@@ -13,7 +13,7 @@ import tempfile
 import threading
 import time
 
-import labkit.traffic
+import labkit.judge.pool
 import labkit.workers
 
 _decoy_box = tempfile.mkdtemp()
@@ -70,17 +70,17 @@ def _gone(pids):
         time.sleep(0.05)
 
 
-for _old in list(labkit.traffic._pools.values()):   # the earlier tests' pool: off the list now
+for _old in list(labkit.judge.pool._pools.values()):   # the earlier tests' pool: off the list now
     _was = _old.pids()
     _old.close()
     _gone(_was)
-labkit.traffic._pools.clear()
+labkit.judge.pool._pools.clear()
 threading.Thread(target=labkit.workers.run, args=(_decoy, 2, _decoy_box),
                  kwargs={"timeout": 3600}, daemon=True).start()
 while not all(os.path.exists(f"{_decoy_box}/pid{r}") for r in range(2)):
     time.sleep(0.01)
 _socket = os.environ.pop(labkit.workers._SERVER_ENV, None)
-_real = labkit.traffic.Pool(2)   # started by the kernel itself: fresh Pythons, not on the list
+_real = labkit.judge.pool.Pool(2)   # started by the kernel itself: fresh Pythons, not on the list
 if _socket is not None:
     os.environ[labkit.workers._SERVER_ENV] = _socket
 _real.call(_lend_sockets, [(_decoy_box, r) for r in range(2)])
@@ -100,4 +100,4 @@ class _Lent:
 
 
 _lent = _Lent()
-labkit.traffic.shared_pool = lambda size: _lent if size == 2 else labkit.traffic.Pool(size)
+labkit.judge.pool.shared_pool = lambda size: _lent if size == 2 else labkit.judge.pool.Pool(size)

@@ -27,13 +27,13 @@ what was expected and what came back. ``refuses`` checks "one argument out of ra
 ValueError naming it, and only it".
 
 Both run unchanged in a learner's own kernel (Validate) and in trusted grading, where the
-learner's function is a ``labkit.remote`` proxy: arguments cross by value, results come back
+learner's function is a ``labkit.judge`` proxy: arguments cross by value, results come back
 as plain data, and in-place changes to *tensor* arguments (also inside lists, tuples and
 dicts) are mirrored onto the judge's copies. Other arguments (a list mutated in place) come
 back unchanged in the judge: compare their effect through ``state`` on a returned value, or
 use tensors. Settings are built per test with ``deadline=None, database=None,
 report_multiple_bugs=False``, so the judge's cap, scale and seed of generated examples
-(``labkit.remote._limit_examples``, ``_restore_generators``) apply; explicit ``examples``
+(``labkit.judge.reset._limit_examples``, ``_restore_generators``) apply; explicit ``examples``
 always run, whatever the cap.
 """
 
