@@ -124,7 +124,7 @@ test-py313: system
 	  print("Python", sys.version.split()[0], "NumPy", numpy.__version__, "torch", torch.__version__, "kernel", kernel); \
 	  assert sys.version_info[:2] == (3, 13) and int(numpy.__version__.split(".")[0]) >= 2 and ".venv313/" in kernel'
 	.venv313/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS) \
-	  tests/test_notebooks.py tests/test_without_mxnet.py \
+	  tests/notebooks/test_notebooks.py tests/notebooks/test_without_mxnet.py \
 	  -k 'test_without_mxnet or ((solution or blank) and not trimmed)'
 
 release: $(STAMP)

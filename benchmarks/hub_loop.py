@@ -13,7 +13,7 @@ own, so that nothing of a real ``make hub`` on this machine is touched; then
 hub closed), ``exchange.py feedback`` and each student's Fetch Feedback.
 
 The students act as their own Unix accounts through the hub, in headless Chromium, as
-tests/test_hub.py drives them (its Hub, log-in and Assignment List steps are imported from
+tests/grading/test_hub.py drives them (its Hub, log-in and Assignment List steps are imported from
 there): each logs in (the hub spawns their JupyterLab), fetches from the Assignment List,
 types answers into the notebook, saves and submits. The first student answers every
 exercise, the second leaves the notebook blank, the third answers only the last exercise
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     if os.geteuid() != 0:
         print("not root: the hub makes Unix accounts and runs servers as them, skipped")
         return 0
-    from tests.browser.lab import chromium_missing_message
+    from tests.browser.server import chromium_missing_message
 
     missing = chromium_missing_message()
     if missing:
@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
 
 def run(students: list[tuple[str, str]]) -> int:
     from grading.batch.autograde import course_db_url, read_gradebook
-    from tests.test_hub import A, exercises, running_hub, total_points
+    from tests.grading.test_hub import A, exercises, running_hub, total_points
 
     every = exercises()
     answers = {"answers fully": [(g, a) for g, a, _ in every], "leaves it blank": [],
@@ -143,8 +143,8 @@ def _kill_children_but(keep: int) -> None:
 
 def loop(hub, students: list[tuple[str, str]], answers: dict, clock: Clock) -> None:
     """docs/servers.md's loop after make hub, each step timed."""
-    from tests.browser.lab import headless_chromium
-    from tests.test_hub import (
+    from tests.browser.server import headless_chromium
+    from tests.grading.test_hub import (
         exchange_py,
         fetch_answer_submit,
         fetch_feedback,

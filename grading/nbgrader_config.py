@@ -39,7 +39,7 @@ from grading.trusted.preprocessors import CapOutput, RobustExecute  # noqa: E402
 from grading.trusted.sanitize import SanitizeNotebook  # noqa: E402
 
 # COURSE_JUDGE=off grades the way nbgrader does by default (tests in the student's own
-# kernel); it exists only so tests/test_trusted_grading.py can show what the judge stops.
+# kernel); it exists only so tests/grading/test_trusted_grading.py can show what the judge stops.
 c.Autograde.autograde_preprocessors = [
     JudgedExecute if os.environ.get("COURSE_JUDGE", "on") != "off" else RobustExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutput,
     SanitizeNotebook, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]

@@ -41,19 +41,19 @@ COSTS = {
     "redteam-06_sharded_data_parallel": 380, "05_mixed_precision": 250, "04_number_formats": 250,
     "redteam-00_getting_started": 235, "02_data_parallel": 230, "redteam-01_async_execution": 210,
     "03_allreduce": 190, "hub": 160,
-    "tests/test_without_mxnet.py::test_notebooks_that_reach_mxnet_grade_full_and_zero_without_it": 150,
+    "tests/notebooks/test_without_mxnet.py::test_notebooks_that_reach_mxnet_grade_full_and_zero_without_it": 150,
     "redteam-07_model_parallel": 130, "07_model_parallel": 110, "redteam-03_allreduce": 95,
     "00_getting_started": 90, "redteam-05_mixed_precision": 85, "redteam-02_data_parallel": 80,
     "redteam-04_number_formats": 70,
-    "tests/test_tools.py::test_validate_reports_each_test_cell": 25,
+    "tests/grading/test_tools.py::test_validate_reports_each_test_cell": 25,
     "tests/test_mutants.py::test_grading_catches_wrong_mutants_and_reports_a_correct_one": 60,
     "tests/test_mutants.py::test_catch_rate_reads_another_folder_and_counts_both_ways": 60,
-    "tests/test_01_async_execution.py::test_engine_half_built_fails_fast_with_not_implemented": 22,
-    "tests/test_judge_reuse.py::test_one_judge_served_every_student": 23,
-    "tests/test_workers.py::test_timeout_stops_every_worker": 22,
-    "tests/test_tools.py::test_validate_shows_the_failure_message": 18,
-    "tests/test_02_data_parallel.py::test_runs_without_mxnet": 15,
-    "tests/test_03_given_code.py::test_tree_allreduce_equals_all_reduce": 14,
+    "tests/notebooks/test_01_async_execution.py::test_engine_half_built_fails_fast_with_not_implemented": 22,
+    "tests/judge/test_judge_reuse.py::test_one_judge_served_every_student": 23,
+    "tests/labkit/test_workers.py::test_timeout_stops_every_worker": 22,
+    "tests/grading/test_tools.py::test_validate_shows_the_failure_message": 18,
+    "tests/notebooks/test_02_data_parallel.py::test_runs_without_mxnet": 15,
+    "tests/notebooks/test_03_given_code.py::test_tree_allreduce_equals_all_reduce": 14,
 }
 
 
@@ -150,7 +150,7 @@ def pytest_collection_modifyitems(config, items):
 def chromium():
     """One Playwright and one headless Chromium per test process, shared by every test that
     drives a browser (Playwright's sync API runs one instance per thread), closed at the end."""
-    from tests.browser.lab import chromium_missing_message, headless_chromium
+    from tests.browser.server import chromium_missing_message, headless_chromium
 
     missing = chromium_missing_message()
     if missing:

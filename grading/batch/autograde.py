@@ -251,7 +251,7 @@ def start_run(opts: Options) -> str:
     (nbgrader runs 'alembic' for a new gradebook, and kernels, from it). The seed's line."""
     if opts.sandbox == "on" and not opts.scheduler:  # which limits this machine lets us set
         from grading.trusted.judge import judge_limits_note
-        from grading.trusted.sandbox import limits_note
+        from grading.trusted.limits import limits_note
 
         print("\n".join([*limits_note(), judge_limits_note()]), flush=True)
     from labkit.judge.reset import SEED_ENV

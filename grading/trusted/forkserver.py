@@ -1,5 +1,10 @@
 """Sandboxed kernels forked from a process that has already imported the heavy libraries.
 
+One file of about 720 lines, for a reason: it runs as a script, the server
+(``python grading/trusted/forkserver.py serve``, which imports nothing of the course) and
+the client (``python -I ... client``, standard library only), where no module beside it can
+be imported.
+
 Starting a learner's kernel the plain way (``bwrap ... python -m ipykernel_launcher``)
 pays, for every submission, the interpreter's start, ipykernel's imports and then the
 notebook's own ``import torch`` (about 2.5 CPU-seconds on a 2-core grader): more than

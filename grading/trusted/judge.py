@@ -61,7 +61,8 @@ from traitlets import Unicode
 
 from grading.trusted.kernels import IpcKernelManager
 from grading.trusted.preprocessors import RobustExecute, _error
-from grading.trusted.sandbox import Limits, Sandbox, _size, cgroup_parts
+from grading.trusted.limits import Limits, _size, cgroup_parts
+from grading.trusted.sandbox import Sandbox
 
 BUILTINS = set(dir(builtins))
 # What every judge imports while the learner's cells run, then notes as its fresh state.

@@ -8,8 +8,8 @@ worker the sandbox's PID 1 forks, once their uid is dropped and no_new_privs is 
 filter is inherited by every process started inside and cannot be removed there.
 
 Nothing the course does needs any of these calls (torch, gloo process groups, ipykernel,
-matplotlib and ``labkit.workers`` run under it: tests/test_sandbox.py and
-tests/test_workers.py run them). Each group, and why it is refused (EPERM unless said):
+matplotlib and ``labkit.workers`` run under it: tests/grading/test_sandbox_limits.py and
+tests/labkit/test_workers.py run them). Each group, and why it is refused (EPERM unless said):
 
 - **Namespaces**: ``unshare`` and ``clone`` with any ``CLONE_NEW*`` flag, and ``setns``.
   A new user namespace hands its creator every capability inside it, and with them

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.lab import SCREENSHOTS, Lab, LabServer, scratch_course
+from tests.browser.lab import Lab
+from tests.browser.server import SCREENSHOTS, LabServer, scratch_course
 
 
 @pytest.fixture(scope="session")

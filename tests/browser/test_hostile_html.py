@@ -32,7 +32,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
 from grading.batch import autograde as ag
 from grading.course import SOLUTIONS
-from tests.browser.lab import LabServer
+from tests.browser.server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
@@ -119,7 +119,7 @@ OUTPUT_MARKS = {f"pwned-{tag}" for tag in OUTPUTS}
 def unsanitized_feedback(nb) -> str:
     """nbgrader's feedback page of ``nb`` with nbconvert's defaults (no sanitizer); cells'
     scores left out (GetGrades fills them from a gradebook)."""
-    from tests.test_sanitize import render
+    from tests.grading.test_sanitize import render
 
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
@@ -128,8 +128,8 @@ def unsanitized_feedback(nb) -> str:
 
 
 def dangerous(nb) -> set[str]:
-    """The cases that page puts where a browser acts on them (tests/test_sanitize.py)."""
-    from tests.test_sanitize import acting
+    """The cases that page puts where a browser acts on them (tests/grading/test_sanitize.py)."""
+    from tests.grading.test_sanitize import acting
 
     return acting(unsanitized_feedback(nb), MARKS)
 
@@ -246,7 +246,7 @@ def test_stored_notebook_has_no_script(graded):
     # outputs are cleaned in the stored copy; markdown stays as written and is cleaned
     # after rendering, by every exporter of the course's config
     assert not dangerous(stored) & OUTPUT_MARKS, dangerous(stored)
-    from tests.test_sanitize import acting, render
+    from tests.grading.test_sanitize import acting, render
 
     for cell in stored.cells:
         cell.metadata.pop("nbgrader", None)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.lab import Lab, NotebookRun, discover_notebooks, graded_test_cells, is_learner, slug
+from tests.browser.lab import Lab, NotebookRun, slug
+from tests.browser.server import discover_notebooks, graded_test_cells, is_learner
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -173,7 +174,7 @@ def test_timeline_widget_draws_every_back_end_bar(lab: Lab):
     pytest.importorskip("mxnet")
     import nbformat
 
-    from tests.browser.lab import REPO
+    from tests.browser.server import REPO
 
     source = REPO / "solutions" / "01_async_execution" / "01_async_execution.ipynb"
     nb = nbformat.read(source, as_version=4)

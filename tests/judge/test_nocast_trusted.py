@@ -21,7 +21,7 @@ import torch
 
 from labkit.judge.nocast import source_casts, submitted_casts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SETUP = "import math\nimport numpy as np\nimport torch\nimport labkit\nfrom labkit.checks import check_equal\n"
 HONEST = """
 def round_to_bf16(x):

@@ -45,7 +45,7 @@ def _throughput_benchmark():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "05_precision_throughput.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "05_precision_throughput.py"
     spec = importlib.util.spec_from_file_location("precision_throughput", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -29,7 +29,7 @@ from grading.batch import autograde as ag
 from grading.batch.cluster import kill_tree
 from grading.course import REPO, SOLUTIONS
 from tests.harness import CellGraph
-from tests.test_autograde import (graded_cells, index_of, learner, solution, solution_cells,
+from tests.grading.test_autograde import (graded_cells, index_of, learner, solution, solution_cells,
                                   with_cell_suffix)
 
 A = "00_getting_started"

@@ -4,6 +4,9 @@ The hostile class is built from 00_getting_started's solution and learner notebo
 ids, points and solution cells are read from the notebook's nbgrader metadata. The class
 is graded once (two workers, a short per-cell limit), and each bad-input case is a test
 that reads the outcome back from the course gradebook.
+
+One file of about 840 lines, for that reason: the class is graded once for every test here
+(a module-scoped fixture); split across files, each would grade it again.
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ def test_notebooks_left_out_cannot_reach_mxnet():
         assert not _names_mxnet(code) and not calls, (
             f"{a}'s code names MXNet or calls {calls} (course functions that import it: "
             f"{ {c: reaching[c] for c in calls} }), so it may behave differently without "
-            f"MXNet: add it to WITH_MXNET in tests/test_without_mxnet.py")
+            f"MXNet: add it to WITH_MXNET in tests/notebooks/test_without_mxnet.py")
 
 
 @pytest.mark.slow

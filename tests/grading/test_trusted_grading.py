@@ -29,8 +29,8 @@ from grading.course import SOLUTIONS
 from labkit.judge.reset import EXAMPLES_CAP_ENV
 from tests.harness import BEGIN, END, VARIANT_EXAMPLES, CellGraph, Variant, grade_all, inject
 
-REDTEAM = Path(__file__).resolve().parent / "redteam"
-VARIANTS = Path(__file__).resolve().parent / "variants"
+REDTEAM = Path(__file__).resolve().parents[1] / "redteam"
+VARIANTS = Path(__file__).resolve().parents[1] / "variants"
 NOTEBOOKS = sorted(p.name for p in REDTEAM.iterdir() if p.is_dir() and re.match(r"\d\d_", p.name))
 STARTUP = Path(os.path.expanduser("~/.ipython/profile_default/startup/00-redteam-startup.py"))
 # per notebook: nbgrader's environment (00's builtins_patch leaves the learner's kernel unable

@@ -4,7 +4,8 @@ A real JupyterHub with its real proxy (configurable-http-proxy) is started by th
 a scratch copy of the course, exactly as ``make hub`` starts it (grading/hub/run.py: real
 Unix accounts hubt-ada, hubt-ben and hubt-prof, each user's server a process of its own
 account), and stopped after; the test checks that no process of it is left behind and
-removes the accounts and their home folders.
+removes the accounts and their home folders. One file of about 680 lines, for that reason:
+the hub and its accounts are made once for every step here (module-scoped fixtures).
 
 1. The instructor releases 00_getting_started to the exchange (grading/hub/exchange.py
    release: nbgrader release_assignment).
@@ -46,11 +47,7 @@ import nbformat
 import pytest
 
 from grading.course import REPO, SOLUTIONS
-from tests.browser.lab import (
-    SCREENSHOTS,
-    chromium_missing_message,
-    scratch_course,
-)
+from tests.browser.server import SCREENSHOTS, chromium_missing_message, scratch_course
 from tests.ports import free_ports
 
 A = "00_getting_started"

@@ -94,7 +94,7 @@ def test_colab_cell_installs_labkit_from_the_repository_only_on_colab(tmp_path):
 def test_labkit_check_validates_without_nbgrader(tmp_path):
     """labkit.validation.check() with nbgrader unimportable: one line per test cell, as make
     validate prints them, False until every test cell passes."""
-    from tests.test_tools import _tiny_assignment
+    from tests.grading.test_tools import _tiny_assignment
 
     path = _tiny_assignment(tmp_path / "tiny.ipynb")
     code = ("import sys; sys.modules['nbgrader'] = None\n"

@@ -150,7 +150,7 @@ def test_the_judge_runs_under_limits_of_its_own(graded):
     import json
 
     from grading.trusted.judge import JUDGE_LIMITS
-    from grading.trusted.sandbox import CGROUP_PREFIX, cgroup_support
+    from grading.trusted.limits import CGROUP_PREFIX, cgroup_support
 
     _, outputs, log, _ = graded
     seen = {_line(out, "judge limits") for out in outputs.values()}

@@ -1,0 +1,1 @@
+"""labkit's learner-facing modules: devices, timing, workers, data, checks, widgets, validation."""
