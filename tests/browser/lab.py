@@ -45,6 +45,7 @@ class NotebookRun:
     cells: list[CellResult]
     seconds: float
     timed_out: str | None = None
+    stopped: dict | None = None   # where Run All alone stopped (then the run went on below it)
 
     def code_cells(self) -> list[CellResult]:
         return [c for c in self.cells if c.cell_type == "code"]
@@ -86,9 +87,11 @@ PAGE_HELPERS = r"""
       outputs: m.type === 'code' ? m.outputs.toJSON() : [],
     };
   });
-  // Run All, then carry on below each cell that raised (Run All stops at the first error).
-  // Run All's promise settles at the first error while the kernel still aborts the queued
-  // cells: wait until the kernel is idle and no cell is queued before going on.
+  // Run All, then carry on below each cell that would have stopped it. JupyterLab sends every
+  // cell's request at once; at the first error reply (a tagged test cell's too) its promise
+  // settles and the cells still queued lose their [*] while the kernel goes on running them
+  // (or aborts them, after an untagged error): wait for every request's reply, then for the
+  // kernel to be idle, before looking for cells that did not run.
   course.startRun = (path) => {
     const panel = course.panels[path];
     const state = course.runs[path] = { done: false, error: null, passes: 0 };
@@ -100,9 +103,13 @@ PAGE_HELPERS = r"""
         quiet = busy() ? 0 : quiet + 1;
       }
     };
+    const replies = () => panel.content.widgets
+      .filter((c) => c.model.type === 'code' && c.outputArea && c.outputArea.future)
+      .map((c) => c.outputArea.future.done.catch(() => null));
     const command = async (id) => {
       state.passes += 1;
       try { await app.commands.execute(id); } catch (e) { /* a cell raised: seen below */ }
+      await Promise.all(replies());
       await settle();
     };
     (async () => {
@@ -119,6 +126,11 @@ PAGE_HELPERS = r"""
                 && m.sharedModel.getSource().trim() !== '') { next = i; break; }
           }
           if (next < 0) break;
+          if (state.stopped === undefined) {   // where Run All alone stopped, and what it last showed
+            const above = cells.slice(0, next).filter((c) => c.model.type === 'code').pop();
+            state.stopped = { index: next, source: cells[next].model.sharedModel.getSource().slice(0, 80),
+                              above: above ? JSON.stringify(above.model.outputs.toJSON()).slice(0, 600) : '' };
+          }
           last = next;
           app.shell.activateById(panel.id);
           panel.content.activeCellIndex = next;
@@ -348,7 +360,8 @@ class Lab:
         state = self.page.evaluate("(p) => window.__course.runs[p]", nb_path)
         if state and state.get("error"):
             raise AssertionError(f"{nb_path}: Run All failed in the page: {state['error']}")
-        return NotebookRun(nb_path, self.cells(nb_path), time.monotonic() - start, timed_out)
+        return NotebookRun(nb_path, self.cells(nb_path), time.monotonic() - start, timed_out,
+                           (state or {}).get("stopped"))
 
     def close(self, nb_path: str) -> None:
         self.page.evaluate("(p) => window.__course.close(p)", nb_path)

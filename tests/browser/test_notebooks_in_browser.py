@@ -3,7 +3,8 @@
 For each notebook found in notebooks/ and solutions/ (no hand-listed names): Run All, wait
 until the kernel is idle; solutions show no error, learner notebooks only the exercise
 stubs' NotImplementedError in graded test cells (a demo that needs an unwritten exercise
-says so in one line instead of a traceback) and still run to the last cell; every widget renders; at least
+says so in one line instead of a traceback) and JupyterLab's Run All alone, pressed once, runs
+them to the last cell (every cell's request answered, none left unrun); every widget renders; at least
 one widget changes what it shows when a control is moved. Screenshots of every notebook
 and of every widget after it was moved go to test-artifacts/screenshots/.
 """
@@ -56,6 +57,9 @@ def test_run_all_shows_no_unexpected_error(ran: NotebookRun):
     not_run = [c.label() for c in ran.code_cells()
                if c.execution_count is None and c.source.strip()]
     assert not not_run, f"{ran.path}: cells that never ran after Run All: {not_run}"
+    assert ran.stopped is None, (f"{ran.path}: JupyterLab's Run All alone stopped before cell "
+                                 f"{ran.stopped['index']} ({ran.stopped['source']!r}); the code cell "
+                                 f"above it showed {ran.stopped['above']}")
 
 
 RAW_TRACEBACK = "Traceback (most recent call last)"
