@@ -194,6 +194,7 @@ def test_nothing_carries_from_one_forked_kernel_to_the_next(forked):
 def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
     """SIGKILL to the grading process mid-cell: its fork server, the server's children and
     every process in their sandboxes go with it."""
+    mark = f"{MARK}-k{os.getpid()}"   # this run's own: another run of the suite may be under way
     code = textwrap.dedent(f"""
         import nbformat, sys
         from nbclient import NotebookClient
@@ -201,7 +202,7 @@ def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_code_cell(
             "import subprocess, sys\\n"
-            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{MARK}-k'])\\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{mark}'])\\n"
             "print('started', flush=True)\\nimport time; time.sleep(300)")]
         NotebookClient(nb, kernel_name="python3", timeout=600,
                        kernel_manager_class=sandbox.SandboxKernelManager).execute()
@@ -212,9 +213,9 @@ def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
                               env={**os.environ, "PYTHONPATH": str(REPO)})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not subprocess.run(
-            ["pgrep", "-f", f"{MARK}-k"], capture_output=True).stdout:
+            ["pgrep", "-f", mark], capture_output=True).stdout:
         time.sleep(0.2)
-    assert subprocess.run(["pgrep", "-f", f"{MARK}-k"], capture_output=True).stdout, \
+    assert subprocess.run(["pgrep", "-f", mark], capture_output=True).stdout, \
         "the sandboxed kernel never started its process"
     servers = [p for p in subprocess.run(["pgrep", "-f", "forkserver.py"], capture_output=True,
                                          text=True).stdout.split()
@@ -222,7 +223,7 @@ def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
     assert len(servers) >= 3, "expected the server, its child and the kernel's client"
     grader.kill()
     grader.wait()
-    left = _still_running(f"{MARK}-k", servers)
+    left = _still_running(mark, servers)
     assert not left, f"left behind: {left}"
 
 
