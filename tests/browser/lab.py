@@ -152,6 +152,7 @@ PAGE_HELPERS = r"""
     if (!panel) return true;
     delete course.panels[path];
     panel.node.removeAttribute('data-course-path');
+    panel.context.model.dirty = false;   // nothing to save while it closes
     // The kernel goes down in the background; the next notebook need not wait for it.
     (async () => {
       try { await panel.sessionContext.shutdown(); } catch (e) { /* already gone */ }

@@ -163,11 +163,16 @@ class LabServer:
         ] + (["--ServerApp.allow_root=True"] if os.geteuid() == 0 else [])  # CI runs as root
 
     def _quiet_settings(self) -> None:
-        """No 'Jupyter news?' toast over the screenshots, no update checks (offline CI)."""
+        """No 'Jupyter news?' toast over the screenshots, no update checks (offline CI), and no
+        autosave: a notebook closed while its autosave ran left a "File Save Error ...:
+        Disposed" dialog over the next notebook's widgets (the tests save when they mean to)."""
         folder = self.workdir / "lab-settings" / "@jupyterlab" / "apputils-extension"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "notification.jupyterlab-settings").write_text(
             json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        folder = self.workdir / "lab-settings" / "@jupyterlab" / "docmanager-extension"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
 
     def start(self) -> None:
         self._quiet_settings()
