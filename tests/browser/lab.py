@@ -200,7 +200,11 @@ WIDGET_PROBLEMS = r"""
 ([path, marks]) => marks.map((m) => {
   const root = document.querySelector(`[data-course-path="${path}"] [data-course-widget="${m.mark}"]`);
   const where = 'cell ' + m.cell;
-  if (!root) return where + ': the widget output is not in the page';
+  if (!root) {  // a cell far from the one Run All left active may not be drawn yet: bring it in
+    const notebook = window.__course.panels[path].content;
+    notebook.scrollToItem(m.cell, 'center').catch(() => null);
+    return where + ': the widget output is not in the page';
+  }
   const text = (root.textContent || '').trim();
   if (text.includes('Loading widget...') || text.includes('Error displaying widget'))
     return where + ': shows ' + JSON.stringify(text.slice(0, 200));
