@@ -164,9 +164,12 @@ def judge_reset(shell: Any) -> None:
     for name, module in list(sys.modules.items()):
         if _course_module(name, module, roots):
             del sys.modules[name]
-            parent, _, child = name.rpartition(".")  # and from the package that is kept: else
-            if getattr(sys.modules.get(parent), child, None) is module:  # `from . import x`
-                delattr(sys.modules[parent], child)  # gives the dropped module back
+            parent, _, child = name.rpartition(".")
+            if parent in ("labkit", "labkit.judge") and getattr(
+                    sys.modules.get(parent), child, None) is module:
+                # and from the course package that is kept: else `from . import x` gives the
+                # dropped module back (a library's attributes stay: torch.ops is one of them)
+                delattr(sys.modules[parent], child)
     os.chdir(_fresh["cwd"])
     os.environ.clear()
     os.environ.update(_fresh["env"])
