@@ -296,7 +296,7 @@ def test_no_other_user_reaches_the_graders_sockets_and_the_sandbox_still_does(us
     try:
         info = {k: (v.decode() if isinstance(v, bytes) else v)
                 for k, v in km.get_connection_info(session=False).items()}
-        kc = BlockingKernelClient()
+        kc = BlockingKernelClient(parent=km)    # alive = km's process, not a 1 s heartbeat
         kc.load_connection_info(info)
         kc.start_channels()
         kc.wait_for_ready(timeout=120)
