@@ -189,8 +189,12 @@ def brief_errors(cell=None, **_) -> None:
 # nothing about the cells that pass. Its Validator is kept (the checksums of cells a learner
 # must not edit, the execution as grading runs it); what it reports on a failure is the
 # course's: one entry whose text is every test cell's PASS or FAIL line, as `make validate`
-# prints them. A notebook whose test cells all pass keeps nbgrader's "Success!" dialog.
-# labkit/server.py installs it.
+# prints them, under the summary line in place of nbgrader's heading ("The following cell
+# failed:", which would call the summary a cell; the dialog writes an entry's error as HTML, so
+# a style scoped to the dialog's message hides it). A notebook whose test cells all pass keeps
+# nbgrader's "Success!" dialog. labkit/server.py installs it.
+_NO_HEADING = ("<style>#validation-message.validation-failed > div:not(.jp-RenderedText)"
+               " { display: none; }</style>")
 
 
 def course_validator():
@@ -212,7 +216,8 @@ def course_validator():
                 return results
             lines = report_lines(cell_outcomes(executed))
             text = "\n".join(lines[:-1])
-            results["failed"] = [{"source": lines[-1], "error": html.escape(text), "raw_error": text}]
+            results["failed"] = [{"source": lines[-1], "error": _NO_HEADING + html.escape(text),
+                                  "raw_error": text}]
             return results
 
     return CourseValidator

@@ -51,6 +51,7 @@ def test_validate_button_reports_failures_on_the_learner_notebook(lab: Lab):
     assert re.search(r"FAIL\s+test_\w+ \([\d.]+ pt\)\s+not done yet", text), text[:3000]
     assert re.search(r"0 of \d+ test cells pass", text), text[:3000]
     assert '"""' not in text and "check_" not in text, f"the dialog shows a test cell's source:\n{text[:3000]}"
+    assert "following cell failed" not in text, f"nbgrader's heading calls the summary a cell:\n{text}"
 
 
 @pytest.mark.skipif(ASSIGNMENT is None, reason="no assignment released in notebooks/")
