@@ -14,6 +14,13 @@ is a correct answer (its key, printed here, names it).
 prints each notebook's mutation score (mutants caught / mutants not listed as equivalent),
 each survivor with its change and key, and exits 1 when one survived.
     python tests/mutants.py --list NB   the mutants alone, without grading them
+    python tests/mutants.py --scores    the recorded score of each region, and whether it is current
+
+Each graded region's score is recorded in tests/mutants/scores.json with a digest of what
+decides its verdicts (the notebook's code cells, the checks modules it names, the region's
+mutants and the equivalents listed for it); tests/test_mutants.py fails when a record is
+missing, belongs to other code, or has a survivor. The judge's machinery (labkit/judge) is not
+in the digest: after changing it, run make mutants again.
 """
 
 from __future__ import annotations
@@ -21,8 +28,12 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import datetime
 import difflib
 import hashlib
+import json
+import os
+import platform
 import re
 import sys
 import tempfile
@@ -40,6 +51,8 @@ from grading.course import SOLUTIONS  # noqa: E402
 from tests.harness import BEGIN, END, Variant, chosen_notebooks  # noqa: E402
 
 EQUIVALENT = Path(__file__).resolve().parent / "mutants" / "equivalent.txt"
+SCORES = Path(__file__).resolve().parent / "mutants" / "scores.json"
+LABKIT = Path(__file__).resolve().parents[1] / "labkit"
 
 # methods that return their receiver's value in another form: dropping the call keeps the value
 # and loses the property (a copy, a dtype, a layout, a detached graph)
@@ -272,6 +285,63 @@ def equivalents() -> dict[str, str]:
     return found
 
 
+def digest(assignment: str, cell: str, found: list[Mutant], equal: dict[str, str]) -> str:
+    """What decides the verdicts on one region's mutants: the notebook's code cells (the answers
+    and the tests, visible and hidden), the checks modules the notebook names, the region's
+    mutants and the equivalents listed for them."""
+    nb = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    names = {"__init__"} | set(re.findall(r"labkit\.checks\.(\w+)", "\n".join(code)))
+    h = hashlib.sha256()
+    for part in [*code, *(f"{n}\n" + (LABKIT / "checks" / f"{n}.py").read_text()
+                          for n in sorted(names) if (LABKIT / "checks" / f"{n}.py").exists())]:
+        h.update(part.encode() + b"\0")
+    for m in sorted((m for m in found if m.cell == cell), key=lambda m: m.key):
+        h.update(f"{m.key} {equal.get(f'{assignment} {m.key}', '')}\0".encode())
+    return h.hexdigest()[:16]
+
+
+def read_scores() -> dict:
+    return json.loads(SCORES.read_text()) if SCORES.exists() else {}
+
+
+def record(assignment: str, found: list[Mutant], verdict: dict[str, bool], equal: dict[str, str],
+           seconds: float) -> None:
+    """Each graded region's score into scores.json (written whole, then renamed: a run killed
+    half-way leaves the old record)."""
+    scores = read_scores()
+    mine = scores.setdefault(assignment, {})
+    for cell in sorted({m.cell for m in found}):
+        theirs = [m for m in found if m.cell == cell]
+        listed = [m for m in theirs if f"{assignment} {m.key}" in equal]
+        mine[cell] = {"digest": digest(assignment, cell, found, equal),
+                      "mutants": len(theirs), "equivalent": len(listed),
+                      "caught": sum(verdict[m.key] for m in theirs if m not in listed),
+                      "survivors": sorted(m.key for m in theirs
+                                          if not verdict[m.key] and m not in listed),
+                      "measured": datetime.date.today().isoformat(),
+                      "seconds": round(seconds), "machine": f"{os.cpu_count()} cores, "
+                      f"Python {platform.python_version()}"}
+    tmp = SCORES.with_suffix(".tmp")
+    tmp.write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
+    tmp.replace(SCORES)
+
+
+def problems(assignment: str) -> dict[str, str]:
+    """cell -> what is wrong with its recorded score (nothing for a current, complete one)."""
+    equal, found, scores = equivalents(), mutants(assignment), read_scores().get(assignment, {})
+    out = {}
+    for cell in dict.fromkeys(m.cell for m in found):
+        got = scores.get(cell)
+        if got is None:
+            out[cell] = "no score recorded"
+        elif got["digest"] != digest(assignment, cell, found, equal):
+            out[cell] = f"the score recorded on {got['measured']} is of other code or tests"
+        elif got["survivors"]:
+            out[cell] = f"{len(got['survivors'])} mutant(s) survived: {', '.join(got['survivors'])}"
+    return out
+
+
 def grade(assignment: str, found: list[Mutant], seed: str | None = None) -> dict[str, bool]:
     """key -> caught (lost a point where it can reach), for each mutant."""
     from labkit.judge.reset import SEED_ENV
@@ -320,9 +390,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="the grade id of one solution cell")
     parser.add_argument("--list", action="store_true", help="print the mutants, grade nothing")
     parser.add_argument("--seed", default=None, help="the grading seed (default: the variants')")
+    parser.add_argument("--scores", action="store_true",
+                        help="print the recorded scores and whether each is current; grade nothing")
     args = parser.parse_args(argv)
     chosen = chosen_notebooks(parser, args.notebooks)
     equal = equivalents()
+    if args.scores:
+        return print_scores(chosen)
     survived = 0
     for assignment in chosen:
         found = mutants(assignment, args.only)
@@ -338,6 +412,8 @@ def main(argv: list[str] | None = None) -> int:
         live = [m for m in found if not verdict[m.key] and m not in listed]
         caught_listed = [m for m in listed if verdict[m.key]]
         judged = len(found) - len(listed)
+        if not args.seed:   # the record is of the fixed seed the variants are graded with
+            record(assignment, found, verdict, equal, time.monotonic() - start)
         print(f"{assignment}: mutation score {judged - len(live)}/{judged} "
               f"({100 * (judged - len(live)) / max(judged, 1):.1f}%), {len(listed)} listed as "
               f"equivalent, {time.monotonic() - start:.0f} s", flush=True)
@@ -352,6 +428,25 @@ def main(argv: list[str] | None = None) -> int:
     for k in stale:
         print(f"  {EQUIVALENT.name} names {k}, which is no longer a mutant (drop its line)")
     return 1 if survived or stale else 0
+
+
+def print_scores(chosen: list[str]) -> int:
+    scores, bad = read_scores(), 0
+    for assignment in chosen:
+        wrong, rows = problems(assignment), scores.get(assignment, {})
+        caught = sum(r["caught"] for r in rows.values())
+        judged = sum(r["mutants"] - r["equivalent"] for r in rows.values())
+        print(f"{assignment}: {caught}/{judged} recorded"
+              + (f" ({100 * caught / judged:.1f}%)" if judged else ""))
+        for cell in dict.fromkeys([*rows, *wrong]):
+            r = rows.get(cell)
+            line = (f"  {cell}: {r['caught']}/{r['mutants'] - r['equivalent']}, "
+                    f"{r['equivalent']} equivalent, {r['seconds']} s on {r['measured']}"
+                    if r else f"  {cell}:")
+            print(line + (f"  <- {wrong[cell]}: make mutants NB={assignment} ONLY={cell}"
+                          if cell in wrong else ""))
+        bad += len(wrong)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
