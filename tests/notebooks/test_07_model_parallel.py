@@ -274,6 +274,18 @@ def test_simulate_takes_one_time_per_stage(ns):
         ns["simulate"]([[("F", 0), ("B", 0)]] * 3, [1.0, 2.0], 1.0)
 
 
+def test_simulate_adds_message_time_between_devices_and_overhead_to_every_operation(ns):
+    """t_msg delays an operation that waits for another device (not one that waits on its own device: a chunk's
+    dependency on the same device, W after B); t_own comes before every operation."""
+    sched = [[("F", 0), ("B", 0)], [("F", 0), ("B", 0)]]
+    spans, makespan, _ = ns["simulate"](sched, 1.0, 2.0, t_msg=0.5)
+    assert spans == [[("F", 0, 0.0, 1.0), ("B", 0, 5.0, 7.0)], [("F", 0, 1.5, 2.5), ("B", 0, 2.5, 4.5)]]
+    spans, makespan, _ = ns["simulate"](sched, 1.0, 2.0, t_msg=0.5, t_own=0.25)
+    assert makespan == pytest.approx(0.25 + 1 + 0.5 + 0.25 + 1 + 0.25 + 2 + 0.5 + 0.25 + 2)
+    one_device = [[("F", 0, 0), ("F", 0, 1), ("B", 0, 1), ("B", 0, 0), ("W", 0, 0)]]
+    assert ns["simulate"](one_device, 1.0, 2.0, t_msg=9.0)[1] == ns["simulate"](one_device, 1.0, 2.0)[1]
+
+
 def _pipeline_case(ns, p, m, rows=3, width=8):
     g = torch.Generator().manual_seed(1)
     X, Y = (torch.randn(m * rows, width, generator=g, dtype=torch.float64) for _ in range(2))
