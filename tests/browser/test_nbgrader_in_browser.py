@@ -98,13 +98,12 @@ def test_formgrader_opens_from_the_nbgrader_menu(lab: Lab):
             timeout=30_000)
     lab.screenshot("nbgrader__formgrader")
     assert "error" not in table.inner_text()[:200].lower()
-    # every column can be seen: scrolled to its end, the table's last header lies inside the page
+    # every column can be seen without scrolling: the table's last header lies inside the page
+    # (a JupyterLab panel beside the file browser; labkit/server.py's lines in the stylesheet)
     last = frame.locator("table thead th").last
-    last.scroll_into_view_if_needed()
     seen = last.evaluate("""(th) => { const r = th.getBoundingClientRect();
         return [r.left, r.right, document.documentElement.clientWidth]; }""")
-    lab.screenshot("nbgrader__formgrader_scrolled")
     assert 0 <= seen[0] and seen[1] <= seen[2] + 1, (
         f"the formgrader's last column ({last.inner_text()!r}) lies at {seen[0]:.0f}..{seen[1]:.0f} px, "
-        f"outside its page's {seen[2]} px even when scrolled to: cut off")
+        f"outside its page's {seen[2]} px: cut off")
     lab.page.evaluate("() => window.jupyterapp.shell.currentWidget.close()")
