@@ -441,7 +441,7 @@ def print_scores(chosen: list[str]) -> int:
         for cell in dict.fromkeys([*rows, *wrong]):
             r = rows.get(cell)
             line = (f"  {cell}: {r['caught']}/{r['mutants'] - r['equivalent']}, "
-                    f"{r['equivalent']} equivalent, {r['seconds']} s on {r['measured']}"
+                    f"{r['equivalent']} equivalent, graded {r['measured']} (a run of {r['seconds']} s)"
                     if r else f"  {cell}:")
             print(line + (f"  <- {wrong[cell]}: make mutants NB={assignment} ONLY={cell}"
                           if cell in wrong else ""))
