@@ -37,6 +37,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import inspect
+import re
 import symtable
 import textwrap
 import types
@@ -50,7 +51,21 @@ __all__ = ["forbid_casts", "run_guarded", "source_casts", "submitted_casts"]
 # ----------------------------------------------------------------------------------
 # Trusted grading: the submitted cells, read as a whole program.
 # ----------------------------------------------------------------------------------
+# Magics that run the code they are given: the code is read as if written without them (any
+# other magic becomes get_ipython(), which the check refuses).
+_CELL_MAGIC = re.compile(r"\s*%%(time|timeit|capture|prun)\b")
+_LINE_MAGIC = re.compile(r"^(\s*)%(time|timeit|prun)\s+(?:-[A-Za-z]+(?:\s*\d+)?\s+)*(.*)$")
+
+
+def _without_code_magics(source: str) -> str:
+    lines = source.splitlines()
+    if lines and _CELL_MAGIC.match(lines[0]):
+        lines = lines[1:]
+    return "\n".join(m.group(1) + m.group(3) if (m := _LINE_MAGIC.match(ln)) else ln for ln in lines)
+
+
 def _parse(source: str) -> ast.Module | None:
+    source = _without_code_magics(source)
     try:
         from IPython.core.inputtransformer2 import TransformerManager
         return ast.parse(TransformerManager().transform_cell(source))
@@ -133,6 +148,16 @@ def _global_refs(node: ast.AST) -> set[str]:
     return names
 
 
+# Names and attributes through which code reads or rebinds names without a statement that
+# binds them (globals()["f"] = g, vars(), sys.modules["__main__"].f = g, f.__code__ = ...):
+# the check reads bindings made by def, =, import, so code that uses them is refused.
+_NAMESPACE_DOORS = {"globals", "vars", "locals", "get_ipython", "__builtins__", "__builtin__",
+                    "breakpoint"}
+_INTERNALS = {"__dict__", "__globals__", "__code__", "__closure__", "__builtins__", "__defaults__",
+              "__kwdefaults__", "f_globals", "f_locals", "f_builtins", "user_ns",
+              "user_global_ns", "_getframe", "currentframe"}
+
+
 class _Program:
     """The submitted cells: where each module-level name is bound, changed and patched."""
 
@@ -145,6 +170,8 @@ class _Program:
         self.bindings: dict[str, list[tuple[int, ast.AST]]] = {}
         self.star_imports: list[tuple[int, ast.AST]] = []
         self.library: set[str] = set()        # names bound to modules or library objects
+        self.sys_names = {a.asname or a.name for _, tree in self.cells for node in ast.walk(tree)
+                          if isinstance(node, ast.Import) for a in node.names if a.name == "sys"}
         self.tops: list[tuple[int, ast.stmt]] = []   # every top-level statement
         for k, tree in self.cells:
             for stmt in tree.body:
@@ -214,6 +241,8 @@ class _Program:
         found: list[str] = []
         for k, tree in self.cells:
             scan = _Flags(f"cell {k + 1}")
+            asked = {id(c) for node in ast.walk(tree) if isinstance(node, ast.Compare)  # "x" in sys.modules
+                     and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) for c in node.comparators}
             for node in ast.walk(tree):
                 targets = []
                 if isinstance(node, (ast.Assign, ast.Delete)):
@@ -233,12 +262,22 @@ class _Program:
                             scan.flag(node, "changes a library for all code, the answer's "
                                             "included")
                         break
+                if isinstance(node, ast.Name) and node.id in _NAMESPACE_DOORS:
+                    scan.flag(node, "reaches the notebook's names in a way the check cannot read "
+                                    "(it reads names bound by def, =, import)")
+                elif isinstance(node, ast.Attribute) and (node.attr in _INTERNALS or (
+                        node.attr == "modules" and isinstance(_root(node), ast.Name)
+                        and _root(node).id in self.sys_names and id(node) not in asked)):
+                    scan.flag(node, "reaches a function's or a module's names from inside, which "
+                                    "the check cannot read")
                 if isinstance(node, ast.Call):
                     called = _call_name(node)
                     root = _root(node.func)
-                    if called in ("setattr", "delattr") and node.args and isinstance(
-                            _root(node.args[0]), ast.Name) and _root(node.args[0]).id in self.library:
-                        scan.flag(node, "changes a library for all code, the answer's included")
+                    first = _root(node.args[0]) if node.args else None
+                    if called in ("setattr", "delattr") and node.args and not (
+                            isinstance(first, ast.Name) and first.id == "self"):
+                        scan.flag(node, "changes an object's attribute by name, which the check "
+                                        "cannot read (write obj.attr = value)")
                     elif called in ("settrace", "setprofile", "__enter__") or (
                             called in _PRECISION and not called.startswith("get_") and not (
                                 called == "set_float32_matmul_precision" and node.args
@@ -259,7 +298,8 @@ class _Program:
                     parts = {p for a in node.names for p in a.name.split(".")}
                     parts |= set((getattr(node, "module", None) or "").split("."))
                     if parts & {"ctypes", "_C", "library", "_python_dispatch", "overrides",
-                                "builtins", "gc"}:
+                                "builtins", "gc", "__main__", "inspect", "IPython"} or (
+                            isinstance(node, ast.ImportFrom) and node.module == "sys"):
                         scan.flag(node, "imports a way to change how all code runs")
             found += scan.found
         return found

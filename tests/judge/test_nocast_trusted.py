@@ -230,6 +230,29 @@ ATTACKS = {
             return secret_helper(x)
         """,
 }
+# a bit-level answer the check reads, then the name the tests call rebound to a cast without a
+# statement that binds it (the red team's globals() rebinding, issue 37, and its kin)
+BITS = """
+    def round_to_bf16(x):
+        return (x.view(torch.int32) & -0x10000).view(torch.float32)
+    def nearest(x):
+        return x.to(torch.bfloat16).float()
+    """
+for how, line in {"globals()[name] =": 'globals()["round_to_bf16"] = nearest',
+                  "globals().update": "globals().update(round_to_bf16=nearest)",
+                  "vars()": 'vars()["round_to_bf16"] = nearest',
+                  "sys.modules": 'import sys\nsys.modules["__main__"].round_to_bf16 = nearest',
+                  "import __main__": "import __main__\n__main__.round_to_bf16 = nearest",
+                  "setattr on the module": 'import __main__ as m\nsetattr(m, "round_to_bf16", nearest)',
+                  "__code__ swapped": "round_to_bf16.__code__ = nearest.__code__",
+                  "setattr __code__": 'setattr(round_to_bf16, "__code__", nearest.__code__)',
+                  "get_ipython().user_ns": 'get_ipython().user_ns["round_to_bf16"] = nearest',
+                  "a magic": "%run -i other.py",
+                  "%time of a rebinding": "%time globals()['round_to_bf16'] = nearest",
+                  "%%capture of a rebinding": "%%capture out\nvars()['round_to_bf16'] = nearest",
+                  "a frame's globals": "import inspect\ninspect.currentframe().f_globals['round_to_bf16'] = nearest",
+                  "__globals__": "nearest.__globals__['round_to_bf16'] = nearest"}.items():
+    ATTACKS[f"answer rebound by {how} (issue 37)"] = (BITS, line)
 
 
 @pytest.mark.parametrize("code", list(ATTACKS.values()), ids=list(ATTACKS))
@@ -282,6 +305,9 @@ HONEST_WAYS["scratch cells that try casts and time the answer"] = (
     HONEST,
     "x = torch.randn(10)\ny = x.bfloat16().float()\n",
     "%timeit round_to_bf16(x)\n",
+    "%timeit -n 3 -r 2 round_to_bf16(x)\n",
+    "%%time\nz = round_to_bf16(x)\n",
+    'import sys\nprint("torch" in sys.modules)\n',
     "check_equal(round_to_bf16(x), x.to(torch.bfloat16).float(), 'mine vs the cast')\n",
     "torch.set_float32_matmul_precision('high')\nprint(torch.get_float32_matmul_precision())\n",
     "import operator, functools\nsquares = functools.reduce(operator.add, [1, 2])\n",
