@@ -155,14 +155,17 @@ class CellGraph:
                     todo.append(i)
         return [i for i, cell in enumerate(self.nb.cells) if cell.cell_type != "code" or i in keep]
 
-    def kept_for(self, cells: set[int]) -> list[int]:
+    def kept_for(self, cells: set[int], reads: set[str] = frozenset()) -> list[int]:
         """Indices of the cells a notebook needs to grade the test cells among ``cells``
         (a variant's reach): markdown, the set-up cell, those of ``cells`` that ``trim``
-        keeps, and the cells they read, transitively. A name a cell only imports comes
+        keeps, and the cells they read, transitively; ``reads`` are names the variants'
+        own code reads besides (an answer that calls another exercise's function the
+        solution does not call). A name a cell only imports comes
         from a kept cell that imports it, or else from the first cell that does; answer
         and test cells nothing needed reads are left out (nbgrader is told not to put
         them back, see ``grade_all``)."""
         keep = ({i for i in cells if i in self.kept} & set(self.code)) | {self.setup}
+        keep |= {i for i, other in self.code.items() if i in self.kept and reads & self._makes(other)}
         todo = list(keep)
         while todo:
             while todo:
@@ -416,13 +419,14 @@ def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
         groups = [g for g in groups if not any(v.full for v in g)] + \
                  [g for g in groups if any(v.full for v in g)]
         for k, group in enumerate(groups, 1):
-            name, nb, reach = f"variants-{k:02d}", source, set()
+            name, nb, reach, reads = f"variants-{k:02d}", source, set(), set()
             for variant in group:
                 nb = inject(nb, variant)
                 bundles[variant.name] = name
                 reach |= graph.downstream(variant.cell, variant)
                 reach |= {graph.by_id[g] for g in variant.loses if g in graph.by_id}
-            kept[name], notebooks[name] = graph.kept_for(reach), nb
+                reads |= _code(nb.cells[graph.by_id[variant.cell]]).reads
+            kept[name], notebooks[name] = graph.kept_for(reach, reads), nb
             # a notebook of its own: a variant that says so (one that leaves the learner's
             # kernel broken for what runs after it), or tests that read every submitted cell
             if any(v.alone for v in group) or whole_program(reach):

@@ -129,6 +129,15 @@ def test_a_bundle_keeps_only_the_cells_its_tests_need():
     assert graph.kept_for(graph.downstream("g")) == [0, 1, 2, 3, 4]
 
 
+def test_a_bundle_keeps_the_cells_a_variants_own_code_reads():
+    """An answer that calls another exercise's function, which the solution's answer does not
+    call (a correct answer written another way), keeps that function's cell (it lost with a
+    NameError, graded as wrong, before)."""
+    graph = CellGraph(_cells(*GRAPH_NB))
+    assert 1 not in graph.kept_for(graph.downstream("g"))
+    assert graph.kept_for(graph.downstream("g"), {"f"}) == [0, 1, 3, 4, 5]
+
+
 def test_units_packed_in_one_notebook_keep_apart_grade_ids_and_cell_ids():
     nb = _cells(*GRAPH_NB)
     nb.cells[2]["id"] = "x" * 64                     # the longest id nbformat allows
