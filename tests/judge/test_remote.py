@@ -123,6 +123,29 @@ def test_a_call_that_never_returns_times_out_and_is_interrupted(learner):
     assert names["values"]()["s"] == "x"  # the kernel was interrupted and answers again
 
 
+def test_call_within_limits_a_call_by_the_judges_clock_and_raises_its_errors(learner):
+    """handles.call_within: the learner's function called straight from the judge with a limit of
+    its own (shorter than the session's 5 s), its error raised as it is, the session's limit back
+    after; in the learner's kernel (no session) the same on a helper thread."""
+    names, _ = learner
+    start = time.monotonic()
+    with pytest.raises(handles.CallTimeout, match=r"loop\(\) did not return within 1 s"):
+        handles.call_within(1, names["loop"], name="loop")
+    assert time.monotonic() - start < 4 and handles._session.timeout == 5.0
+    with pytest.raises(ValueError, match="bad value"):
+        handles.call_within(1, names["raises"])
+    assert handles.call_within(2, names["values"])["s"] == "x"
+    session, handles._session = handles._session, None
+    try:
+        with pytest.raises(handles.CallTimeout):
+            handles.call_within(0.2, time.sleep, 5)
+        with pytest.raises(KeyError):
+            handles.call_within(1, {}.__getitem__, "k")
+        assert handles.call_within(1, sum, [1, 2]) == 3
+    finally:
+        handles._session = session
+
+
 def test_a_kernel_that_dies_is_reported(learner):
     names, _ = learner
     with pytest.raises(wire.RemoteDied):
