@@ -60,3 +60,28 @@ def every_replica_equals(replicas: list, expected: list, what: str, rtol: float 
     for r, params in enumerate(replicas):
         for j, (p, e) in enumerate(zip(params, expected)):
             check_close(p, e, f"replica {r}, parameter {j} after {what}", rtol=rtol, atol=atol)
+
+
+def train_in_mapped_memory(train_batch: Callable, X: Any, y: Any, replicas: list, lr: float) -> tuple:
+    """``train_batch`` on copies of ``replicas`` (leaves that require grad) whose memory the judge
+    reads itself (``labkit.judge.outside.JudgeMapped``); returns the loss it returned and what
+    each replica's parameters' own memory holds afterwards. A parameter given new memory
+    (``p.data = ...``, ``p.set_(...)``, a new tensor in the list) leaves the memory it was given
+    as it was, whatever the learner's kernel reports of it. The replicas are built where the
+    learner's code runs, with library calls only."""
+    from labkit.judge.handles import learner_side
+    from labkit.judge.outside import JudgeMapped
+
+    lb, lt, chain = learner_side("builtins"), learner_side("torch"), learner_side("itertools").chain
+    deque, partial = learner_side("collections").deque, learner_side("functools").partial
+    mapped: list = []
+    try:
+        for params in replicas:
+            mapped.append(JudgeMapped([p.detach() for p in params]))
+            deque(lb.map(lt.Tensor.requires_grad_, chain.from_iterable(mapped[-1].there)), 0)
+        there = deque(lb.map(lb.list, lb.iter([chain.from_iterable([m.there for m in mapped])])))
+        loss, = lb.list(lb.map(partial(train_batch, X, y, lr=lr), there))
+        return loss, [m.read() for m in mapped]
+    finally:
+        for m in mapped:
+            m.close()
