@@ -57,6 +57,7 @@ from pathlib import Path
 
 import nbformat
 from jupyter_core.utils import run_sync
+from nbclient.exceptions import DeadKernelError
 from traitlets import Unicode
 
 from grading.trusted.kernels import IpcKernelManager
@@ -289,6 +290,7 @@ class JudgedExecute(RobustExecute):
         self._files = Path(self.files_from or course / "notebooks" / assignment)
         self._plan = Plan.from_notebook(self._source / f"{name}.ipynb")
         self._judge = None
+        self._judge_died_at: str | None = None   # the test cell the judge stopped in
         self._judge_ran: set[str] = set()
         self._tested = False   # a test cell has run: it may have called the learner's code
         self._withheld: set[int] = set()   # learner cells whose kernel messages were dropped
@@ -379,15 +381,27 @@ class JudgedExecute(RobustExecute):
             cell.outputs = [_error("KernelDied", "not run: the kernel died in an earlier cell "
                                    f"({self._kernel_died_at})")]
             return cell, resources
+        if self._judge_died_at is not None:
+            cell.outputs = [_error("JudgeDied", "not run: the grader's judge stopped in an earlier test cell "
+                                   f"({self._judge_died_at})")]
+            return cell, resources
         if self._judge.kc is None:
             with self._clock("judge: connect (waits for its boot)"):
                 self._connect_judge()
-        for source in self._plan.needs.get(gid, []):
-            if source not in self._judge_ran:
-                self._judge_ran.add(source)
-                scratch = nbformat.v4.new_code_cell(source)
-                self._judge.execute_cell(scratch, index, store_history=False)
-        self._judge.execute_cell(cell, index, store_history=True)
+        try:
+            for source in self._plan.needs.get(gid, []):
+                if source not in self._judge_ran:
+                    self._judge_ran.add(source)
+                    scratch = nbformat.v4.new_code_cell(source)
+                    self._judge.execute_cell(scratch, index, store_history=False)
+            self._judge.execute_cell(cell, index, store_history=True)
+        except DeadKernelError:
+            # a test cell whose judge stopped has no error of its own, which nbgrader counts
+            # as passed: it fails, and so does every later test cell (what the learner's code
+            # returned to the tests can stop the judge, as a thread count it cannot start)
+            self._judge_died_at = gid
+            cell.outputs = [_error("JudgeDied", "the grader's judge stopped while this test cell ran, so the "
+                                   "cell scores nothing; if your code did not cause it, tell your instructor")]
         return cell, resources
 
     def create_kernel_manager(self):
