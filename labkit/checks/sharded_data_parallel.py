@@ -22,6 +22,10 @@ import torch
 # of 2 steps on a loaded machine) one collective sends several times that: so the bytes of a
 # case are checked on the better of two runs, which a wrong plan fails both times
 PER_COLLECTIVE = (400, 1200)
+# one DDP step of the width-512 model in float64 takes a rank's resident memory 4.5 to 4.8 times
+# its gradients above where it began (measured, 2 ranks, one bucket): the one-step baseline of
+# holds_one_step_at_a_time may not go above this multiple
+ONE_STEP_PEAK = 7
 
 
 class DdpCheck:
@@ -107,6 +111,14 @@ class DdpCheck:
 
         one, many = self.meter.peaks(self.train, args(1)), self.meter.peaks(self.train, args(steps))
         for r in range(2):
+            # the baseline is the answer's own run: held to what one step needs (the model, its gradients, a
+            # bucket's buffer, activations: 4.5 to 4.8 times the gradients here), so that a buffer the one-step
+            # run touches and frees cannot lift it over what six steps keep
+            assert one[r] <= ONE_STEP_PEAK * grads, (
+                f"width {width}, one bucket, rank {r}: one step took resident memory {one[r] / 2**20:.2f} MiB above "
+                f"where it began (read from outside), more than {ONE_STEP_PEAK} times the step's gradients "
+                f"({grads / 2**20:.2f} MiB): a step needs the model, its gradients, the bucket's buffer and the "
+                "activations, no more")
             grew = many[r] - one[r]
             assert grew < grads, (
                 f"width {width}, one bucket, rank {r}: {steps} steps took resident memory {grew / 2**20:.2f} MiB higher "
@@ -115,7 +127,8 @@ class DdpCheck:
 
 
     def _main_thread_sample(self, pid):
-        """Bytes this process has written so far (sockets included) and its main thread's CPU time, from /proc."""
+        """Bytes this process has written so far (to any file: sockets, pipes, /dev/null) and its main thread's CPU
+        time, from /proc."""
         with open(f"/proc/{pid}/io") as f:
             written = next(int(line.split()[1]) for line in f if line.startswith("wchar:"))
         with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
@@ -124,31 +137,52 @@ class DdpCheck:
 
 
     def _cpu_before_first_byte(self, width, batch, cap, seed):
-        """Per rank: the share of the call's main-thread CPU time used before the rank's first byte went out."""
+        """Per rank: the share of the call's main-thread CPU time used before the rank's first byte to the other rank
+        went out. Which moment that is comes from two clocks: the meter's snapshots of the ranks' sockets (tens of ms
+        apart; they tell which interval the first byte to the other rank left in), and the rank's written bytes and
+        CPU time, sampled every half millisecond (the first rise of the written bytes inside that interval). A write
+        elsewhere (a file, /dev/null) before the interval does not count."""
         import threading
         import time
 
         start = [p.detach().clone() for p in self.make_model(seed, width=width).parameters()]
         X, y = self.ddp_data(2, 1, 1, batch, seed)
-        samples, done = [[] for _ in self.meter.pids], threading.Event()
+        samples, snaps, done = [[] for _ in self.meter.pids], [], threading.Event()
 
         def watch():
             while not done.is_set():
                 for r, pid in enumerate(self.meter.pids):
-                    samples[r].append(self._main_thread_sample(pid))
+                    samples[r].append((time.monotonic(), *self._main_thread_sample(pid)))
                 time.sleep(0.0005)
 
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
+        def snapshots():
+            while not done.is_set():
+                began = time.monotonic()
+                snaps.append((began, self.meter.snapshot(), time.monotonic()))
+
+        began = time.monotonic()
+        snaps.append((began, self.meter.snapshot(), time.monotonic()))
+        threads = [threading.Thread(target=f, daemon=True) for f in (watch, snapshots)]
+        for t in threads:
+            t.start()
         try:
             self.pool.call(self.train, [([p.clone() for p in start], X[r], y[r], 0.5, cap) for r in range(2)])
         finally:
             done.set()
-            watcher.join()
+            for t in threads:
+                t.join()
+        began = time.monotonic()
+        snaps.append((began, self.meter.snapshot(), time.monotonic()))
         shares = []
-        for seen in samples:
-            (w0, c0), (_, c_end) = seen[0], seen[-1]
-            first = next((c for w, c in seen if w > w0), c_end)
+        for r, seen in enumerate(samples):
+            (_, _, c0), (_, _, c_end) = seen[0], seen[-1]
+            sent = [self.meter.between(snaps[0][1], snap).to(r, 1 - r) for _, snap, _ in snaps]
+            k = next((k for k, b in enumerate(sent) if b > 0), None)
+            first = c_end
+            if k is not None and k > 0:
+                after, before = snaps[k - 1][0], snaps[k][2]  # the first byte left between these two moments
+                w0 = next((w for t, w, _ in reversed(seen) if t < after), seen[0][1])
+                first = next((c for t, w, c in seen if after <= t <= before and w > w0), c_end)
             shares.append((first - c0) / max(1, c_end - c0))
         return shares
 
