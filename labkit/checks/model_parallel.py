@@ -64,6 +64,8 @@ class ConvertCheck:
             want = torch.tensor_split(full, n, dim=axis) if kind == "S" else [full] * n
             for r, (t, w) in enumerate(zip(out, want)):
                 check_equal(t, w, f"{what}: rank {r}'s tensor")
+        check_equal(len(after), len(before), f"{what}: the number of input shards after the call (inputs must stay "
+                    "untouched, their list too)")
         for r, (t, b) in enumerate(zip(after, before)):
             check_equal(t, b, f"{what}: input shard {r} after the call (inputs must stay untouched)")
         if fewest is not None:
@@ -111,7 +113,11 @@ class MlpCheck:
                 assert isinstance(v, torch.Tensor) and tuple(v.shape) == tuple(w.shape), \
                     f"{what}: rank {r}'s {name} should have shape {tuple(w.shape)}, got {getattr(v, 'shape', v)}"
                 check_close(v, w, f"{what}: rank {r}'s {name}", rtol=1e-9, atol=1e-10)
+        check_equal(len(after), len(before), f"{what}: the number of inputs after the call")
         for s, b, name in zip(after, before, ("x", "w1", "b1", "w2", "b2", "dy")):
+            if isinstance(b, list):
+                check_equal(len(s) if isinstance(s, list) else None, len(b), f"{what}: the number of tensors of input "
+                            f"{name} after the call (inputs must stay untouched, their lists too)")
             for r, (t, u) in enumerate(zip(s, b) if isinstance(s, list) else [(s, b)]):
                 check_equal(t, u, f"{what}: input {name}{f'[{r}]' if isinstance(s, list) else ''} after the call "
                             "(inputs must stay untouched)")

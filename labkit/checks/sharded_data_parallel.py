@@ -78,7 +78,12 @@ class DdpCheck:
             with self.meter.watch() as flows:
                 reports = self.pool.call(self.train, [([p.clone() for p in start], X[r], y[r], lr, cap) for r in range(2)])
             for r, report in enumerate(reports):
-                for name, mine, want in zip(names, report["args"][0], expected):
+                kept = report["args"][0]
+                assert isinstance(kept, list) and len(kept) == len(expected), (
+                    f"{what}, rank {r}: the list of parameters given to ddp_train_ holds "
+                    f"{len(kept) if isinstance(kept, list) else kept!r} after the call, not the model's {len(expected)}: "
+                    "ddp_train_ writes the final parameters into the tensors it was given and leaves their list as it was")
+                for name, mine, want in zip(names, kept, expected):
                     assert torch.equal(mine, want), (
                         f"{what}, rank {r}: {name} differs from the averaged data-parallel step (max difference "
                         f"{(mine - want).abs().max().item():.3g}; ratio of the updates {((mine - start[names.index(name)]).norm() / (want - start[names.index(name)]).norm()).item():.4g})")
@@ -126,22 +131,18 @@ class DdpCheck:
                 "every step stays alive after finish(), such as the handles and bucket buffers of earlier steps")
 
 
-    def _main_thread_sample(self, pid):
-        """Bytes this process has written so far (to any file: sockets, pipes, /dev/null) and its main thread's CPU
-        time, from /proc."""
-        with open(f"/proc/{pid}/io") as f:
-            written = next(int(line.split()[1]) for line in f if line.startswith("wchar:"))
+    def _main_thread_cpu(self, pid):
+        """The CPU time this process's main thread has used so far, from /proc."""
         with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
-            cpu_ns = int(f.read().split()[0])
-        return written, cpu_ns
+            return int(f.read().split()[0])
 
 
-    def _cpu_before_first_byte(self, width, batch, cap, seed):
-        """Per rank: the share of the call's main-thread CPU time used before the rank's first byte to the other rank
-        went out. Which moment that is comes from two clocks: the meter's snapshots of the ranks' sockets (tens of ms
-        apart; they tell which interval the first byte to the other rank left in), and the rank's written bytes and
-        CPU time, sampled every half millisecond (the first rise of the written bytes inside that interval). A write
-        elsewhere (a file, /dev/null) before the interval does not count."""
+    def _cpu_before_first_byte(self, width, batch, cap, seed, first_bytes=1):
+        """Per rank: the share of the call's main-thread CPU time used by the time the meter's snapshots of the ranks'
+        sockets (taken one after another, tens of ms apart) first show ``first_bytes`` bytes from the rank to the
+        other: the CPU time sampled every half millisecond, read at the end of that snapshot (a bound from above, by at
+        most a snapshot's time; nothing the rank writes elsewhere counts). Also the bytes each rank sent the other in
+        the whole call."""
         import threading
         import time
 
@@ -152,7 +153,7 @@ class DdpCheck:
         def watch():
             while not done.is_set():
                 for r, pid in enumerate(self.meter.pids):
-                    samples[r].append((time.monotonic(), *self._main_thread_sample(pid)))
+                    samples[r].append((time.monotonic(), self._main_thread_cpu(pid)))
                 time.sleep(0.0005)
 
         def snapshots():
@@ -173,29 +174,41 @@ class DdpCheck:
                 t.join()
         began = time.monotonic()
         snaps.append((began, self.meter.snapshot(), time.monotonic()))
-        shares = []
+        shares, totals = [], []
         for r, seen in enumerate(samples):
-            (_, _, c0), (_, _, c_end) = seen[0], seen[-1]
+            (_, c0), (_, c_end) = seen[0], seen[-1]
             sent = [self.meter.between(snaps[0][1], snap).to(r, 1 - r) for _, snap, _ in snaps]
-            k = next((k for k, b in enumerate(sent) if b > 0), None)
-            first = c_end
-            if k is not None and k > 0:
-                after, before = snaps[k - 1][0], snaps[k][2]  # the first byte left between these two moments
-                w0 = next((w for t, w, _ in reversed(seen) if t < after), seen[0][1])
-                first = next((c for t, w, c in seen if after <= t <= before and w > w0), c_end)
+            k = next((k for k, b in enumerate(sent) if b >= first_bytes), None)
+            shown = snaps[k][2] if k is not None else float("inf")  # the first bytes had left by then
+            first = next((c for t, c in seen if t >= shown), c_end)
             shares.append((first - c0) / max(1, c_end - c0))
-        return shares
+            totals.append(sent[-1])
+        return shares, totals
 
 
-    def sends_during_backward(self, width=128, batch=16384, cap=1000):
-        """Communication starts during backward: at most 85% of the call's CPU time before the first byte (an answer that
-        sends nothing before finish() is above it: its backward is over); a rank's communication thread can be late to
-        run on a loaded machine, so two calls, either rank."""
-        tries = [self._cpu_before_first_byte(width, batch, cap, seed) for seed in (3, 4)]
-        assert min(min(t) for t in tries) <= 0.85, (
-            f"width {width}, batch {batch}, bucket_cap_bytes {cap}: each rank had used "
-            + ", then ".join("/".join(f"{s:.0%}" for s in t) for t in tries)
-            + " of the call's CPU time (rank 0/rank 1, two calls) before its first byte went out: nothing was sent "
+    def sends_during_backward(self, width=128, batch=16384, cap=1000, buckets=None, first_bucket=2):
+        """Communication starts during backward: at most 85% of the call's CPU time used before half of the first
+        bucket's bytes (``first_bucket``: the gradient bytes of the bucket backward fills first; a 2-rank allreduce
+        sends its first half at once) have gone to the other rank; an answer that sends nothing before finish() is
+        above it (its backward is over). With ``buckets``, a call counts only if its bytes are the gradients plus one
+        collective's messages per bucket, so that the first bytes are a bucket's, not those of a collective of its own
+        (choose a model whose first bucket's half is more than the buckets' allowance, PER_COLLECTIVE[1] - 576 bytes
+        each). A rank's communication thread can be late to run on a loaded machine, so two calls, either rank."""
+        grads = sum(p.numel() * p.element_size() for p in self.make_model(width=width).parameters())
+        tries = [self._cpu_before_first_byte(width, batch, cap, seed, first_bucket // 2) for seed in (3, 4)]
+        what = f"width {width}, batch {batch}, bucket_cap_bytes {cap}"
+        fair = [shares for shares, _ in tries]
+        if buckets is not None:
+            low, high = grads + buckets * PER_COLLECTIVE[0], grads + buckets * PER_COLLECTIVE[1]
+            fair = [shares for shares, sent in tries if all(low <= b <= high for b in sent)]
+            assert fair, (f"{what}: the ranks sent {', then '.join('/'.join(str(b) for b in sent) for _, sent in tries)} "
+                          f"bytes (rank 0/rank 1, two calls); expected {grads} bytes of gradients + {buckets} bucket "
+                          f"allreduce(s) x {PER_COLLECTIVE[0]}..{PER_COLLECTIVE[1]} bytes of messages = {low}..{high}: "
+                          "communicate the buckets' allreduces and nothing else")
+        assert min(min(t) for t in fair) <= 0.85, (
+            f"{what}: each rank had used "
+            + ", then ".join("/".join(f"{s:.0%}" for s in t) for t in fair)
+            + " of the call's CPU time (rank 0/rank 1) before its first bucket's bytes went out: nothing was sent "
             "until backward was over. Start each bucket's allreduce from the hook of its last gradient, not in finish()")
 
 
