@@ -90,6 +90,9 @@ def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list,
     mapped = [JudgeMapped(list(case)) for case in cases]
     given = deque(itertools.chain(*[m.there for m in mapped]))
     kept = deque(map_(fn, given))
+    if len(kept) != len(cases):  # a StopIteration raised by fn ends the map there, without an error
+        raise AssertionError(f"the function returned for {len(kept)} of the {len(cases)} cases it was called on: it "
+                             "raised StopIteration (which ends a loop silently) or stopped early")
     tensors = kept if pick is None else deque(map_(pick, kept))
 
     def each(method, held):

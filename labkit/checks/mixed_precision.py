@@ -45,8 +45,9 @@ def scaler_state(state: Any, scaled: Any, when: str) -> Any:
         raise AssertionError(f"{when}: scale(torch.ones((), dtype=torch.float64)) must return the loss times "
                              f"the scale, a tensor; got {type(scaled).__name__}") from None
     shown = state[0] if isinstance(state, tuple) and len(state) == 2 else None
-    if not isinstance(shown, (int, float)) or isinstance(shown, bool):
-        return state  # the caller's check names the type scale_value must have
+    if not isinstance(shown, (int, float)) or isinstance(shown, bool):  # a tensor would compare equal to a float
+        raise AssertionError(f"{when}: scale_value must be a Python float, got {type(shown).__module__}."
+                             f"{type(shown).__name__}: {shown!r}")
     assert math.isclose(used, shown, rel_tol=1e-6), (
         f"{when}: scale() multiplies by {used!r} but scale_value is {shown!r}: scale() and unscale_() must use "
         "scale_value, the scale update() keeps")
