@@ -59,7 +59,9 @@ ACCOUNTS = (STUDENT, OTHER, INSTRUCTOR)
 PASSWORD = "hub-test-password"
 START_S = 180
 SETUP_S = 900
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("hub")]
+# the flow fixture (hub, browser, grading) is set up in the first test: its limit is the flow's
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("hub"),
+              pytest.mark.timeout(2400)]
 
 
 # ---------------------------------------------------------------- the exercise answered

@@ -43,6 +43,10 @@ HIDDEN_MARKERS = {"00_getting_started": ("BEGIN HIDDEN TESTS", "8 PiB float64 te
                                          "torch's own count")}
 # what a leak probe prints in front of each thing it saw
 SAW_CELL, SAW_REQUEST = "LEAK-CELL:", "LEAK-REQUEST:"
+# The first test of a notebook's xdist group grades the whole group (every student, one or two
+# nbgrader runs: 06's takes 10 minutes alone on an idle 2-core machine), so its limit is the
+# group's, not one test's.
+pytestmark = pytest.mark.timeout(3000)
 
 
 # ---------------------------------------------------------------------------------------

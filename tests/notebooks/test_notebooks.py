@@ -25,6 +25,10 @@ ASSIGNMENTS = assignments()
 VARIANT_CASES = [(a, v) for a in ASSIGNMENTS for v in load_variants(a)]
 MIN_VARIANTS = 3
 _RUNS: dict = {}
+# The first test of a notebook's xdist group grades the whole group (every student, one or two
+# nbgrader runs: 06's takes 10 minutes alone on an idle 2-core machine), so its limit is the
+# group's, not one test's.
+pytestmark = pytest.mark.timeout(3000)
 
 
 def grouped(assignment: str):
