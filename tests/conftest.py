@@ -30,34 +30,50 @@ def no_mxnet(tmp_path, monkeypatch):
 _SESSION_START = time.time()
 
 # Seconds each xdist group, or each test outside a group ("path::function", every parameter),
-# took in a whole-suite run (make test, 2 workers, 2026-11-24; test_without_mxnet's grading
-# after it was cut to three notebooks); what is not named counts as 1 s. Only the order in
-# which work starts depends on it, never a verdict: under --dist loadgroup the longest units
-# start first, so no long one starts last and leaves the other worker idle at the end (xdist's
-# own order, most tests first, put 06's red-team and test_without_mxnet late). Every name is
+# took in a whole-suite run (make test in a fresh clone, 4 workers on 2 cores, 2026-11-29; the
+# group's tests summed where they were among the 120 slowest); what is not named counts as 1 s.
+# Only the order in which work starts depends on it, never a verdict: under --dist loadgroup the
+# longest units start first (on every worker: xdist schedules by the workers' collection), so no
+# long one starts last and leaves the other workers idle at the end (in collection order, 06's
+# variants started 66 minutes into a 78-minute run and ran alone for its last 12). Every name is
 # checked to be in use (tests/test_schedule.py).
 COSTS = {
-    "browser": 740, "06_sharded_data_parallel": 470, "01_async_execution": 410, "grading": 380,
-    "redteam-06_sharded_data_parallel": 380, "05_mixed_precision": 250, "04_number_formats": 250,
-    "redteam-00_getting_started": 235, "02_data_parallel": 230, "redteam-01_async_execution": 210,
-    "03_allreduce": 190, "hub": 160,
-    "tests/notebooks/test_without_mxnet.py::test_notebooks_that_reach_mxnet_grade_full_and_zero_without_it": 150,
-    "redteam-07_model_parallel": 130, "07_model_parallel": 110, "redteam-03_allreduce": 95,
-    "00_getting_started": 90, "redteam-05_mixed_precision": 85, "redteam-02_data_parallel": 80,
-    "redteam-04_number_formats": 70,
-    "tests/grading/test_tools.py::test_validate_reports_each_test_cell": 25,
-    "tests/test_mutants.py::test_grading_catches_wrong_mutants_and_reports_a_correct_one": 60,
-    "tests/test_mutants.py::test_catch_rate_reads_another_folder_and_counts_both_ways": 60,
-    "tests/notebooks/test_01_async_execution.py::test_engine_half_built_fails_fast_with_not_implemented": 22,
-    "tests/judge/test_judge_reuse.py::test_one_judge_served_every_student": 23,
-    "tests/labkit/test_workers.py::test_timeout_stops_every_worker": 22,
-    "tests/grading/test_tools.py::test_validate_shows_the_failure_message": 18,
-    "tests/notebooks/test_02_data_parallel.py::test_runs_without_mxnet": 15,
-    "tests/notebooks/test_03_given_code.py::test_tree_allreduce_equals_all_reduce": 14,
+    "browser": 1870, "redteam-06_sharded_data_parallel": 1560, "grading": 1130,
+    "06_sharded_data_parallel": 880, "01_async_execution": 830, "hub": 780,
+    "redteam-01_async_execution": 670, "redteam-00_getting_started": 590,
+    "redteam-07_model_parallel": 520, "05_mixed_precision": 470, "redteam-03_allreduce": 450,
+    "tests/grading/test_tools.py::test_every_benchmark_answers_help_and_names_a_bad_argument": 450,
+    "02_data_parallel": 450, "04_number_formats": 370, "07_model_parallel": 360,
+    "tests/notebooks/test_without_mxnet.py::test_notebooks_that_reach_mxnet_grade_full_and_zero_without_it": 350,
+    "00_getting_started": 320, "03_allreduce": 310, "redteam-05_mixed_precision": 310,
+    "redteam-02_data_parallel": 230, "redteam-04_number_formats": 190,
+    "tests/judge/test_judge_death.py::test_a_test_cell_the_judge_stopped_in_scores_nothing_nor_do_later_ones": 210,
+    "tests/grading/test_tools.py::test_validate_reports_each_test_cell": 170,
+    "tests/notebooks/test_01_async_execution.py::test_engine_half_built_fails_fast_with_not_implemented": 140,
+    "tests/judge/test_judge_reuse.py::test_the_judge_listens_on_no_tcp_port": 120,
+    "tests/notebooks/test_03_given_code.py::test_tree_allreduce_equals_all_reduce": 117,
+    "tests/notebooks/test_02_data_parallel.py::test_runs_without_mxnet": 114,
+    "tests/judge/test_judge_reuse.py::test_one_judge_served_every_student": 113,
+    "tests/test_mutants.py::test_grading_catches_wrong_mutants_and_reports_a_correct_one": 108,
+    "tests/grading/test_workcopy.py::test_reset_a_whole_notebook": 106,
+    "tests/grading/test_workcopy.py::test_reset_names_the_problem": 105,
+    "tests/grading/test_workcopy.py::test_the_demo_class_blank_student_is_generated_from_solutions": 104,
+    "tests/grading/test_colab.py::test_colab_cell_installs_labkit_from_the_repository_only_on_colab": 94,
+    "tests/judge/test_judge_reuse.py::test_the_judge_runs_under_limits_of_its_own": 92,
+    "tests/test_mutants.py::test_catch_rate_reads_another_folder_and_counts_both_ways": 91,
+    "tests/grading/test_workcopy.py::test_reset_one_exercise_keeps_the_rest": 85,
+    "tests/notebooks/test_06_sharded_data_parallel.py::test_torchrun_cell_prints_one_line_per_rank_and_one_line_for_a_failure": 83,
 }
 
 
 def _loadgroup(config) -> bool:
+    """Whether this run is ``--dist loadgroup``: on an xdist worker (whose own option says
+    "no"), the controller's command line says, and the workers' collection order is the one
+    xdist schedules by."""
+    if hasattr(config, "workerinput"):
+        argv = config.workerinput.get("mainargv", [])
+        return any(a == "--dist=loadgroup" or (a == "loadgroup" and prev == "--dist")
+                   for prev, a in zip([""] + argv, argv))
     return getattr(config.option, "dist", "no") == "loadgroup"
 
 

@@ -28,3 +28,21 @@ def test_every_cost_names_a_group_or_test_in_use():
             unknown.append(name)
     assert not unknown, (f"tests/conftest.py COSTS names groups or tests that no longer exist: "
                          f"{unknown}; drop them or give their new names")
+
+
+def test_the_workers_order_their_collection_by_cost_too():
+    """xdist schedules by its workers' collection, and a worker's own ``dist`` option is "no":
+    the order by cost must apply where the controller was started with --dist loadgroup."""
+    from types import SimpleNamespace
+
+    from tests.conftest import _loadgroup
+
+    def worker(*argv):
+        return SimpleNamespace(option=SimpleNamespace(dist="no"),
+                               workerinput={"mainargv": ["pytest", *argv]})
+
+    assert _loadgroup(worker("-n", "4", "--dist", "loadgroup", "-q"))
+    assert _loadgroup(worker("-n", "4", "--dist=loadgroup"))
+    assert not _loadgroup(worker("-n", "4", "--dist", "load"))
+    assert not _loadgroup(worker("-k", "loadgroup"))
+    assert _loadgroup(SimpleNamespace(option=SimpleNamespace(dist="loadgroup")))
