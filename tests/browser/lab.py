@@ -198,12 +198,19 @@ MARK_WIDGET_OUTPUTS = r"""
 # Problems with each marked widget output (empty when all show a widget view).
 WIDGET_PROBLEMS = r"""
 ([path, marks]) => marks.map((m) => {
-  const root = document.querySelector(`[data-course-path="${path}"] [data-course-widget="${m.mark}"]`);
+  let root = document.querySelector(`[data-course-path="${path}"] [data-course-widget="${m.mark}"]`);
   const where = 'cell ' + m.cell;
-  if (!root) {  // a cell far from the one Run All left active may not be drawn yet: bring it in
+  if (!root) {  // a cell far from the one Run All left active may not have been drawn when it was
+    // marked (JupyterLab draws the cells near the view): mark its output now, or bring it in
     const notebook = window.__course.panels[path].content;
-    notebook.scrollToItem(m.cell, 'center').catch(() => null);
-    return where + ': the widget output is not in the page';
+    const child = notebook.widgets[m.cell].outputArea.widgets[Number(m.mark.split('-')[1])];
+    if (child && child.node.isConnected) {
+      child.node.setAttribute('data-course-widget', m.mark);
+      root = child.node;
+    } else {
+      notebook.scrollToItem(m.cell, 'center').catch(() => null);
+      return where + ': the widget output is not in the page';
+    }
   }
   const text = (root.textContent || '').trim();
   if (text.includes('Loading widget...') || text.includes('Error displaying widget'))
