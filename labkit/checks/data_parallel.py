@@ -47,17 +47,40 @@ def returns_python_float(loss: Any) -> None:
         f"{type(loss).__module__}.{type(loss).__name__}: {loss!r}")
 
 
+def _listed(replicas: list) -> list[list]:
+    """The replicas and their parameters as lists made here, by iterating what the answer
+    left (a list of the learner's may answer len() with any number)."""
+    return [list(params) for params in replicas]
+
+
+def same_lengths(replicas: list, held: list, when: str) -> None:
+    """As many replicas as were given, each with as many parameters as it held ``when``."""
+    replicas = _listed(replicas)
+    assert len(replicas) == len(held), (
+        f"{len(replicas)} replicas after the step, {len(held)} {when}: keep the replicas list as it was")
+    for r, (params, before) in enumerate(zip(replicas, held)):
+        assert len(params) == len(before), (
+            f"replica {r} holds {len(params)} parameters after the step, {len(before)} {when}: update them "
+            "in place, keep the replica's list as it was")
+
+
 def updated_in_place(replicas: list, held: list) -> None:
-    """Every replica's parameters are the tensor objects it held before the step."""
-    for r, params in enumerate(replicas):
+    """Every replica's parameters are the tensor objects it held before the step (as many
+    replicas, as many parameters each)."""
+    same_lengths(replicas, held, "before the step")
+    for r, params in enumerate(_listed(replicas)):
         for j, p in enumerate(params):
             assert p is held[r][j], (f"replica {r}, parameter {j} is a new tensor object after the step; "
                                      "update the replica's own tensors in place")
 
 
 def every_replica_equals(replicas: list, expected: list, what: str, rtol: float = 1e-4, atol: float = 1e-6) -> None:
-    """Every replica's parameter j is close to expected[j]."""
-    for r, params in enumerate(replicas):
+    """Every replica's parameter j is close to expected[j] (each replica holds as many
+    parameters as expected)."""
+    for r, params in enumerate(_listed(replicas)):
+        assert len(params) == len(expected), (
+            f"replica {r} holds {len(params)} parameters after {what}, expected {len(expected)}: "
+            "update each replica's parameters in place, keep its list as it was")
         for j, (p, e) in enumerate(zip(params, expected)):
             check_close(p, e, f"replica {r}, parameter {j} after {what}", rtol=rtol, atol=atol)
 
