@@ -38,7 +38,8 @@ _SESSION_START = time.time()
 # variants started 66 minutes into a 78-minute run and ran alone for its last 12). Every name is
 # checked to be in use (tests/test_schedule.py).
 COSTS = {
-    "browser": 1870, "redteam-06_sharded_data_parallel": 1560, "grading": 1130,
+    "browser": 1870, "grading": 1130, "redteam-06_sharded_data_parallel": 850,
+    "redteam-06_sharded_data_parallel-part2": 850,
     "06_sharded_data_parallel": 880, "01_async_execution": 830, "hub": 780,
     "redteam-01_async_execution": 670, "redteam-00_getting_started": 590,
     "redteam-07_model_parallel": 520, "05_mixed_precision": 470, "redteam-03_allreduce": 450,

@@ -378,7 +378,7 @@ def _unit_cells(nb: nbformat.NotebookNode, cells: list[int], tag: str) -> list:
 
 
 def grade_all(assignment: str, workdir: Path, extra: dict | None = None,
-              timeout: float = 1800, files: dict | None = None, env: dict | None = None,
+              timeout: float = 2700, files: dict | None = None, env: dict | None = None,
               variants: bool | list[Variant] = True, solution_and_blank: bool = True) -> GradeRun:
     """Autograde solution, blank, every variant (and ``extra`` notebooks) of one assignment.
 

@@ -61,6 +61,7 @@ class Trick:
     fools: bool
     after: str | None               # grade id of the cell the first cell goes after
     at_most: bool = False           # "# scores: at most same": no more than the base
+    part: int = 0                   # which of the notebook's judged runs grades it (PARTS)
     cells: list[tuple[str, str, str]] = field(default_factory=list)  # (how, grade id, code)
     files: dict[str, str] = field(default_factory=dict)
 
@@ -118,8 +119,21 @@ def parse(notebook: str, path: Path) -> Trick:
     return trick
 
 
+# notebooks whose corpus is graded in several judged runs, each with the honest work its tricks
+# build on, each an xdist group of its own: 06's one run of 18 students took 1,500 s of a loaded
+# 4-worker make test, and its 1,800 s limit was reached in another
+PARTS = {"06_sharded_data_parallel": 2}
+
+
+def group(notebook: str, part: int = 0) -> str:
+    return f"redteam-{notebook}" + (f"-part{part + 1}" if part else "")
+
+
 def corpus(notebook: str) -> list[Trick]:
-    return [parse(notebook, p) for p in sorted((REDTEAM / notebook).glob("*.py"))]
+    tricks = [parse(notebook, p) for p in sorted((REDTEAM / notebook).glob("*.py"))]
+    for i, trick in enumerate(tricks):
+        trick.part = i % PARTS.get(notebook, 1)
+    return tricks
 
 
 TRICKS = [t for nb in NOTEBOOKS for t in corpus(nb)]
@@ -231,11 +245,18 @@ def students(notebook: str, tricks: list[Trick], judged: bool = True) -> tuple[d
 _RUNS: dict = {}
 
 
-def _run(notebook: str, kind: str, tmp_path_factory):
-    key = (notebook, kind)
+def _run(notebook: str, kind: str, tmp_path_factory, part: int = 0):
+    """The run of one notebook and kind (and part, for a judged run), made once per test
+    process; a run that failed fails every test that reads it, with its error, and is not
+    made again (a second try would cost as much and end the same way)."""
+    key = (notebook, kind, part if kind == "judged" else 0)
+    if isinstance(_RUNS.get(key), BaseException):
+        raise RuntimeError(f"the {kind} run of {notebook} (part {key[2] + 1}) failed earlier in "
+                           f"this process: {_RUNS[key]!r}")
     if key not in _RUNS:
         tricks = corpus(notebook)
         if kind == "judged":
+            tricks = [t for t in tricks if t.part == part]
             STARTUP.unlink(missing_ok=True)
             # tricks and their honest bases are graded alike, with few generated examples
             env = {**ENV.get(notebook, {}), EXAMPLES_CAP_ENV: str(VARIANT_EXAMPLES)}
@@ -250,6 +271,9 @@ def _run(notebook: str, kind: str, tmp_path_factory):
                             solution_and_blank=kind == "judged")
             run.graded_as = graded_as
             _RUNS[key] = run
+        except Exception as exc:
+            _RUNS[key] = exc
+            raise
         finally:
             if kind == "in-kernel":
                 STARTUP.unlink(missing_ok=True)
@@ -258,12 +282,14 @@ def _run(notebook: str, kind: str, tmp_path_factory):
 
 def _params(tricks, **kwargs):
     return [pytest.param(t, id=f"{t.notebook}-{t.name}", **kwargs,
-                         marks=pytest.mark.xdist_group(f"redteam-{t.notebook}")) for t in tricks]
+                         marks=pytest.mark.xdist_group(group(t.notebook, t.part))) for t in tricks]
 
 
 def _nb_params(names):
-    return [pytest.param(nb, id=nb, marks=pytest.mark.xdist_group(f"redteam-{nb}"))
-            for nb in names]
+    """One parameter (notebook, part) per judged run."""
+    return [pytest.param(nb, k, id=nb + (f"-part{k + 1}" if k else ""),
+                         marks=pytest.mark.xdist_group(group(nb, k)))
+            for nb in names for k in range(PARTS.get(nb, 1))]
 
 
 def _expected(run, trick: Trick) -> float:
@@ -284,21 +310,21 @@ def test_every_notebook_has_a_corpus():
         assert any(t.leak_probe for t in tricks), f"{nb}: no leak probe"
 
 
-@pytest.mark.parametrize("notebook", _nb_params(NOTEBOOKS))
-def test_honest_work_scores_as_expected(notebook, tmp_path_factory):
-    run = _run(notebook, "judged", tmp_path_factory)
+@pytest.mark.parametrize("notebook,part", _nb_params(NOTEBOOKS))
+def test_honest_work_scores_as_expected(notebook, part, tmp_path_factory):
+    run = _run(notebook, "judged", tmp_path_factory, part)
     got, full = run.total("solution")
     assert got == full > 0, f"trimmed solution scored {got} of {full}\n{run.log[-3000:]}"
     if "blank" not in run.graded_as.values() or run.graded_as.get("blank") == "blank":
         assert run.total("blank")[0] == 0
-    for base in {t.base for t in corpus(notebook)} - {"solution", "blank"}:
+    for base in {t.base for t in corpus(notebook) if t.part == part} - {"solution", "blank"}:
         got = run.total(run.graded_as[base])[0]
         assert got < full, f"honest work {base!r} scores full ({got}): its tricks have nothing to win"
 
 
 @pytest.mark.parametrize("trick", _params(TRICKS))
 def test_trick_scores_what_the_honest_work_scores(trick, tmp_path_factory):
-    run = _run(trick.notebook, "judged", tmp_path_factory)
+    run = _run(trick.notebook, "judged", tmp_path_factory, trick.part)
     got, expected = run.total(trick.student)[0], _expected(run, trick)
     if got > expected or (got != expected and not trick.at_most):
         failed = sorted(g for g, (s, m) in run.scores[trick.student].items() if s < m)
@@ -369,7 +395,7 @@ LEAKS = [t for t in TRICKS if t.leak_probe]
 def test_hidden_tests_never_reach_the_learners_outputs(trick, tmp_path_factory):
     """The learner's outputs are what the feedback shows of the learner's cells: they carry no
     hidden test text, no request the judge made, and no argument of one."""
-    run = _run(trick.notebook, "judged", tmp_path_factory)
+    run = _run(trick.notebook, "judged", tmp_path_factory, trick.part)
     leaked = _learner_outputs(run.autograded(trick.student))
     # the probe shows it ran: what it printed before the tests called the learner's code, or,
     # where all its printing comes later, the judge's note that such output was not kept
@@ -392,8 +418,8 @@ def feedback_of(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-@pytest.mark.parametrize("notebook", _nb_params(NOTEBOOKS))
-def test_feedback_under_hide_quotes_no_hidden_code_and_no_grader_path(notebook,
+@pytest.mark.parametrize("notebook,part", _nb_params(NOTEBOOKS))
+def test_feedback_under_hide_quotes_no_hidden_code_and_no_grader_path(notebook, part,
                                                                        tmp_path_factory):
     """Every student's feedback (tricks and honest work alike): no line of a hidden test, in
     the cells or in any output; a failed test cell with hidden tests shows which test failed
@@ -403,7 +429,7 @@ def test_feedback_under_hide_quotes_no_hidden_code_and_no_grader_path(notebook,
     from grading.course import REPO
     from grading.trusted.preprocessors import hidden_regions
 
-    run = _run(notebook, "judged", tmp_path_factory)
+    run = _run(notebook, "judged", tmp_path_factory, part)
     secret = hidden_lines(notebook)
     for student in sorted(run.scores):
         nb = feedback_of(run.autograded(student))

@@ -44,12 +44,19 @@ def graded(tmp_path_factory, request):
     """One grading run per assignment; its variants are graded only where a selected test
     reads them (``-k '(solution or blank) and not trimmed'``: the solution and the blank alone)."""
     def get(assignment):
+        if isinstance(_RUNS.get(assignment), BaseException):  # failed: not made again
+            raise RuntimeError(f"grading {assignment} failed earlier in this process: "
+                               f"{_RUNS[assignment]!r}")
         if assignment not in _RUNS:
             variants = any(getattr(item, "originalname", "") in NEED_VARIANTS
                            and item.callspec.params.get("assignment") == assignment
                            for item in request.session.items)
-            _RUNS[assignment] = grade_all(assignment, tmp_path_factory.mktemp(assignment),
-                                          variants=variants)
+            try:
+                _RUNS[assignment] = grade_all(assignment, tmp_path_factory.mktemp(assignment),
+                                              variants=variants)
+            except Exception as exc:
+                _RUNS[assignment] = exc
+                raise
         return _RUNS[assignment]
 
     return get
