@@ -14,6 +14,21 @@ import pytest  # noqa: E402
 SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
 
 
+@pytest.fixture(autouse=True)
+def _nbgrader_environment_restored():
+    """nbgrader's Validator and autograder set NBGRADER_EXECUTION (and NBGRADER_VALIDATING) in
+    this process's environment and do not restore them when the run inside raises; a later test
+    here (or a subprocess it starts) would then believe it is being graded. Put back as before."""
+    names = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
+    before = {n: os.environ.get(n) for n in names}
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture
 def no_mxnet(tmp_path, monkeypatch):
     """PYTHONPATH with an 'mxnet' package whose import raises ImportError, as on a machine

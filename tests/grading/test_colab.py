@@ -66,7 +66,8 @@ def test_colab_cell_installs_labkit_from_the_repository_only_on_colab(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     python = str(venv / "bin" / "python")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items()  # a bare runtime: no grading mode, no venv
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NBGRADER_EXECUTION", "NBGRADER_VALIDATING")}
     where = [python, "-c", "import importlib.util as u; s = u.find_spec('labkit'); print(s and s.origin)"]
 
     def cell(colab_imported: bool) -> subprocess.CompletedProcess:
