@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-from labkit.checks import check_close, check_equal
+from labkit.checks import check_close, check_equal, one_report_per_rank
 from labkit.judge.handles import learner_side
 
 # ---- naive_allreduce and ring_allreduce_sim ----------------------------------------------
@@ -90,19 +90,49 @@ def calls_kept_there(fn: Callable, cases: list, pick: Any = None) -> tuple[list,
     mapped = [JudgeMapped(list(case)) for case in cases]
     given = deque(itertools.chain(*[m.there for m in mapped]))
     kept = deque(map_(fn, given))
-    if len(kept) != len(cases):  # a StopIteration raised by fn ends the map there, without an error
-        raise AssertionError(f"the function returned for {len(kept)} of the {len(cases)} cases it was called on: it "
+    # read once, and counted here: a len() asked of the kernel's container apart may not be what reading it gives
+    results = list_(kept)
+    count = len(results) if type(results) is list else 0
+    if count != len(cases):  # a StopIteration raised by fn ends the map there, without an error
+        raise AssertionError(f"the function returned for {count} of the {len(cases)} cases it was called on: it "
                              "raised StopIteration (which ends a loop silently) or stopped early")
     tensors = kept if pick is None else deque(map_(pick, kept))
 
     def each(method, held):
         return list_(map_(list_, map_(map_, itertools.repeat(method), held)))
 
-    out_addresses = each(torch_there.Tensor.data_ptr, tensors)
-    results = list_(kept)
-    _where_they_say(list_(map_(list_, tensors)), out_addresses, each(torch_there.Tensor.stride, tensors),
-                    lambda: list_(map_(list_, tensors)))
-    return results, [m.read() for m in mapped], out_addresses, each(torch_there.Tensor.data_ptr, given)
+    out_addresses = _one_per_case(each(torch_there.Tensor.data_ptr, tensors), len(cases), "returned buffers' addresses")
+    values = _one_per_case(list_(map_(list_, tensors)), len(cases), "returned buffers")
+    if pick is None:  # the values looked for in memory are the results graded, not a second answer
+        for c, (case, result) in enumerate(zip(values, results)):
+            assert type(result) not in (list, tuple) or (len(case) == len(result) and all(
+                map(_same_bits, case, result))), (
+                f"case {c}: reading the returned buffers again where your code runs gave other values than it "
+                "returned")
+    strides = _one_per_case(each(torch_there.Tensor.stride, tensors), len(cases), "returned buffers' strides")
+    _where_they_say(values, out_addresses, strides, lambda: list_(map_(list_, tensors)))
+    in_addresses = _one_per_case(each(torch_there.Tensor.data_ptr, given), len(cases), "input buffers' addresses")
+    for c, (case, at) in enumerate(zip(cases, in_addresses)):
+        assert len(at) == len(case), (f"case {c}: {len(case)} input buffers, but torch where your code runs gave "
+                                      f"{len(at)} addresses for them")
+    return results, [m.read() for m in mapped], out_addresses, in_addresses
+
+
+def _same_bits(v: Any, w: Any) -> bool:
+    """Two tensors of one dtype and shape holding the same bytes (NaNs included)."""
+    return (isinstance(v, torch.Tensor) and isinstance(w, torch.Tensor) and v.dtype == w.dtype
+            and v.shape == w.shape and torch.equal(v.reshape(-1).view(torch.uint8), w.reshape(-1).view(torch.uint8)))
+
+
+def _one_per_case(read: Any, n: int, what: str) -> list[list]:
+    """What a read where the learner's code runs gave: a list per case, for each of the n cases
+    (checked here: a loop over fewer would leave cases unchecked)."""
+    count = len(read) if type(read) is list else None
+    assert count == n and all(type(x) is list for x in read), (
+        f"torch where your code runs gave the {what} "
+        + (f"of {count} of the {n} cases" if count is not None else f"of the {n} cases as a {type(read).__name__}")
+        + " (a list for each case expected)")
+    return read
 
 
 SPREAD = 16   # a returned tensor's strides may spread it over at most this many times its bytes
@@ -118,12 +148,17 @@ def _where_they_say(values: list, addresses: list, strides: list, again: Callabl
     from labkit.judge.outside import kernel_memory
 
     spans, where = [], []
+    assert len(values) == len(addresses) == len(strides), (
+        f"{len(values)} cases returned, but torch where your code runs gave addresses for {len(addresses)} and strides "
+        f"for {len(strides)}")
     for c, (case, at, st) in enumerate(zip(values, addresses, strides)):
         assert len(at) == len(st) == len(case), (
             f"case {c}: {len(case)} returned buffers, but torch where your code runs gave {len(at)} addresses and "
             f"{len(st)} strides for them")
         for r, (v, a, s) in enumerate(zip(case, at, st)):
-            if not (isinstance(v, torch.Tensor) and v.numel()):
+            assert isinstance(v, torch.Tensor), (
+                f"case {c}, returned buffer {r}: expected a torch tensor, got {type(v).__name__} {v!r:.60}")
+            if not v.numel():
                 continue
             assert type(a) is int and type(s) in (list, tuple) and len(s) == v.dim() \
                 and all(type(k) is int for k in s), (
@@ -192,6 +227,9 @@ def check_inputs_untouched(after: list, before: list) -> None:
 def check_own_memory(out_addresses: list, input_addresses: list) -> None:
     """Every returned buffer is a new tensor with memory of its own: no two of the returned
     and input tensors share a data address."""
+    assert len(out_addresses) == len(input_addresses), (
+        f"{len(input_addresses)} buffers given, but torch where your code runs gave the addresses of "
+        f"{len(out_addresses)} returned ones: return one new tensor per worker")
     pointers = set(out_addresses) | set(input_addresses)
     expected = len(out_addresses) + len(input_addresses)
     assert len(pointers) == expected, (
@@ -412,9 +450,10 @@ class RingCall:
     """One call of ring_allreduce_ on every rank: what each rank's call reported, the sum
     expected, and the bytes counted from outside the processes while it ran."""
 
-    def __init__(self, reports: list, expected: torch.Tensor, flows: Any, what: str, exact: bool):
-        self.reports, self.expected, self.flows, self.what, self.exact = reports, expected, flows, what, exact
-        self.n = len(reports)
+    def __init__(self, reports: list, expected: torch.Tensor, flows: Any, what: str, exact: bool, n: int):
+        # the world size is the test's: the pool's answer, where the learner's code runs, may report any number of ranks
+        self.reports = one_report_per_rank(reports, n, what)
+        self.expected, self.flows, self.what, self.exact, self.n = expected, flows, what, exact, n
 
     def returns_its_argument(self) -> None:
         """Every rank's call returned the tensor it was given."""
@@ -452,4 +491,4 @@ class RingPool:
         self.pool.group(n)
         with self.meter.watch() as flows:
             reports = self.pool.call(fn, [(t,) for t in per_rank])
-        return RingCall(reports, expected, flows, what, exact)
+        return RingCall(reports, expected, flows, what, exact, n)

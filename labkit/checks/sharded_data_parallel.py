@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import torch
 
+from labkit.checks import one_report_per_rank
+
 # gloo's messages of one allreduce of 32+ elements between 2 ranks: 576 bytes, and up to about
 # 1.5 times that when the ranks' timing differs (a busy machine); now and then (3 runs in 300
 # of 2 steps on a loaded machine) one collective sends several times that: so the bytes of a
@@ -77,7 +79,7 @@ class DdpCheck:
         for attempt in range(2):  # the bytes on the better of two runs: see PER_COLLECTIVE
             with self.meter.watch() as flows:
                 reports = self.pool.call(self.train, [([p.clone() for p in start], X[r], y[r], lr, cap) for r in range(2)])
-            for r, report in enumerate(reports):
+            for r, report in enumerate(one_report_per_rank(reports, 2, what)):
                 kept = report["args"][0]
                 assert isinstance(kept, list) and len(kept) == len(expected), (
                     f"{what}, rank {r}: the list of parameters given to ddp_train_ holds "
@@ -267,7 +269,7 @@ class ZeroCheck:
         reports = self.pool.call(self.train, [(seed, width, X[r], y[r], lr, stage, {}) for r in range(2)])
         self.pool.release()
         shard = want["params"].numel() // 2
-        for r, report in enumerate(reports):
+        for r, report in enumerate(one_report_per_rank(reports, 2, what)):
             out = report["args"][6]
             for key in ("params", "exp_avg", "exp_avg_sq"):
                 expected = want[key][r * shard:(r + 1) * shard]
@@ -350,7 +352,7 @@ class FsdpCheck:
         want = self.sgd_reference(seed, width, depth, X, Y, lr)
         reports = self.pool.call(self.train, [(seed, width, depth, X[r], Y[r], lr, {}) for r in range(2)])
         self.pool.release()
-        for r, report in enumerate(reports):
+        for r, report in enumerate(one_report_per_rank(reports, 2, what)):
             got_all = report["args"][6].get("params")
             for i, full in enumerate(want):
                 shard = full.numel() // 2

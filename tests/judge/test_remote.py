@@ -570,3 +570,54 @@ def test_a_returned_tensor_must_be_found_in_its_own_memory(learner, tmp_path, mo
     kc.execute_interactive("del torch.Tensor.stride; torch.Tensor.data_ptr = _not_an_int", timeout=30)
     with pytest.raises(AssertionError, match=r"returned buffer 0: torch where your code runs gives no address"):
         calls_kept_there(handles.Remote(("n", "plain_shared")), cases)
+
+
+LYING_CONTAINERS = '''
+import collections, torch
+_deque = collections.deque
+class _SaysAll(_deque):                        # len() says every case is there; reading it gives none
+    def __len__(self):
+        return 2
+    def __iter__(self):
+        return iter(())
+def sums(buffers):
+    total = torch.stack(buffers).sum(0)
+    return [total.clone() for _ in buffers]
+'''
+
+
+def test_cases_cannot_vanish_between_what_the_kernel_counts_and_what_it_gives(learner, tmp_path, monkeypatch):
+    """calls_kept_there counts the results it read, not what the kernel's container answers to
+    len(): a container that reports every case and gives none fails, and so does a second read
+    of the results that gives other values than the first; the pool's reports are counted by
+    the test's world size, not the pool's word."""
+    from labkit.checks import one_report_per_rank
+    from labkit.checks.allreduce import calls_kept_there
+
+    _, kc = learner
+    kc.execute_interactive(LYING_CONTAINERS, timeout=30)
+    handles._session.folder = str(tmp_path)
+    record = tmp_path / "record"
+    record.write_text(f"k{handles._session.pid}\n")
+    monkeypatch.setattr(handles._session, "workers_record", str(record))
+    monkeypatch.setattr(handles._session, "pid", os.getpid())
+    cases = [[torch.arange(5.0), torch.ones(5)], [torch.tensor([3, -3]), torch.tensor([5, 7])]]
+    outs, _, _, _ = calls_kept_there(handles.Remote(("n", "sums")), cases)
+    assert [[o.tolist() for o in out] for out in outs] == [[[1.0, 2.0, 3.0, 4.0, 5.0]] * 2, [[8, 4]] * 2]
+    kc.execute_interactive("collections.deque = _SaysAll", timeout=30)
+    with pytest.raises(AssertionError, match="returned for 0 of the 2 cases"):
+        calls_kept_there(handles.Remote(("n", "sums")), cases)
+    kc.execute_interactive("class _Changes(_deque):              # read a second time, other tensors\n"
+                           "    reads = {}\n"
+                           "    def __iter__(self):\n"
+                           "        n = self.reads[id(self)] = self.reads.get(id(self), 0) + 1\n"
+                           "        items = list(super().__iter__())\n"
+                           "        return iter(items if n < 2 else [[t * 0 for t in r] for r in items])\n"
+                           "collections.deque = _Changes", timeout=30)
+    with pytest.raises(AssertionError, match="case 0: reading the returned buffers again where your code runs gave "
+                                             "other values than it returned"):
+        calls_kept_there(handles.Remote(("n", "sums")), cases)
+    for reports in ([], [{"args": []}], ({}, {}), [{}, []]):
+        with pytest.raises(AssertionError, match="expected 2 reports, a dict for each rank"):
+            one_report_per_rank(reports, 2, "2 ranks")
+    assert one_report_per_rank([{}, {}], 2, "2 ranks") == [{}, {}]
