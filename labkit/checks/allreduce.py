@@ -17,8 +17,23 @@ from typing import Any, Callable
 
 import torch
 
-from labkit.checks import check_close, check_equal, one_report_per_rank
+from labkit.checks import check_close, check_equal
 from labkit.judge.handles import learner_side
+
+def one_report_per_rank(reports: Any, n: int, what: str) -> list[dict]:
+    """The per-rank reports of a worker pool's call (``labkit.judge.pool.Pool.call``): a list of
+    ``n`` dicts, one per rank, so that a check's loop over them reads every rank's. In trusted
+    grading the pool lives where the learner's code runs, and its answer may hold any number."""
+    listed = type(reports) is list
+    assert listed and len(reports) == n and all(type(r) is dict for r in reports), (
+        f"{what}: the worker pool's call gave "
+        + ("an empty list" if listed and not reports
+           else f"a list of {len(reports)} ({', '.join(type(r).__name__ for r in reports[:8])})" if listed
+           else f"a {type(reports).__name__}")
+        + f"; expected {n} reports, a dict for each rank: the pool (labkit.judge.pool) reports every rank's call, "
+        "leave it as it is")
+    return reports
+
 
 # ---- naive_allreduce and ring_allreduce_sim ----------------------------------------------
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-from labkit.checks import one_report_per_rank
+from labkit.checks.allreduce import one_report_per_rank
 
 # gloo's messages of one allreduce of 32+ elements between 2 ranks: 576 bytes, and up to about
 # 1.5 times that when the ranks' timing differs (a busy machine); now and then (3 runs in 300

@@ -591,8 +591,7 @@ def test_cases_cannot_vanish_between_what_the_kernel_counts_and_what_it_gives(le
     len(): a container that reports every case and gives none fails, and so does a second read
     of the results that gives other values than the first; the pool's reports are counted by
     the test's world size, not the pool's word."""
-    from labkit.checks import one_report_per_rank
-    from labkit.checks.allreduce import calls_kept_there
+    from labkit.checks.allreduce import calls_kept_there, one_report_per_rank
 
     _, kc = learner
     kc.execute_interactive(LYING_CONTAINERS, timeout=30)
