@@ -44,7 +44,11 @@ def test_timeline_widget_renders_and_redraws(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("region", [2, 3])
 def test_engine_half_built_fails_fast_with_not_implemented(tmp_path, monkeypatch, region):
-    """A learner who has written push but not _finish (or wait_for) sees NotImplementedError, never a hang."""
+    """A learner who has written push but not _finish (or wait_for) sees NotImplementedError, never a hang.
+
+    A hang cannot pass unseen, and no clock decides it: a test's wait that does not return fails with
+    call_within's AssertionError (not NotImplementedError), and any other cell that hangs ends the run
+    with nbclient's cell timeout, which raises out of execute()."""
     pytest.importorskip("mxnet")
     from tests.harness import Variant, error_names, inject
 
@@ -52,16 +56,13 @@ def test_engine_half_built_fails_fast_with_not_implemented(tmp_path, monkeypatch
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nb = inject(nb, Variant("01_async_execution", f"stub{region}", "engine", [],
                             "raise NotImplementedError()", region))
-    start = time.perf_counter()
-    NotebookClient(nb, timeout=120, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
+    NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
-    took = time.perf_counter() - start
     errors = error_names(nb)
     engine_tests = {"test_engine_async", "test_engine_order", "test_engine_errors"}
     failed = {nb.cells[i].metadata.get("nbgrader", {}).get("grade_id") for i, _, _ in errors}
     assert all(name == "NotImplementedError" for _, name, _ in errors), errors
     assert engine_tests <= failed, f"every engine test should fail, failed: {failed}"
-    assert took < 90, f"the notebook took {took:.0f} s: did a wait hang until a timeout?"
 
 
 def test_the_last_cell_says_which_exercise_to_finish_before_it_measures(capsys):
