@@ -69,11 +69,17 @@ def main(argv: list[str] | None = None) -> int:
             rng.randrange(10**8) for _ in range(args.seeds)]
         right: dict[str, int] = defaultdict(int)
         missed: dict[str, list[int]] = defaultdict(list)
-        for seed in seeds:
-            for name, ok in verdicts(assignment, seed, args.root).items():
+        for k, seed in enumerate(seeds, 1):
+            began = time.monotonic()
+            got = verdicts(assignment, seed, args.root)
+            for name, ok in got.items():
                 right[name] += ok
                 if not ok:
                     missed[name].append(seed)
+            wrong = sorted(n for n, ok in got.items() if not ok)
+            print(f"  seed {k}/{len(seeds)} ({seed}): {len(got) - len(wrong)} of {len(got)} as they should"
+                  + (f"; not: {', '.join(wrong)}" if wrong else "")
+                  + f" ({time.monotonic() - began:.0f} s)", flush=True)
         names = sorted(right)
         full = sum(right[n] == len(seeds) for n in names)
         print(f"{assignment}: {full} of {len(names)} variants scored as they should under all "
