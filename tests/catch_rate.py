@@ -68,12 +68,14 @@ def main(argv: list[str] | None = None) -> int:
         seeds = [args.seed] if args.seed is not None else [
             rng.randrange(10**8) for _ in range(args.seeds)]
         right: dict[str, int] = defaultdict(int)
+        graded: dict[str, int] = defaultdict(int)   # a variant added during the run has fewer
         missed: dict[str, list[int]] = defaultdict(list)
         for k, seed in enumerate(seeds, 1):
             began = time.monotonic()
             got = verdicts(assignment, seed, args.root)
             for name, ok in got.items():
                 right[name] += ok
+                graded[name] += 1
                 if not ok:
                     missed[name].append(seed)
             wrong = sorted(n for n, ok in got.items() if not ok)
@@ -87,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             if right[name] < len(seeds):
                 short += 1
-                print(f"  {name}: {right[name]}/{len(seeds)}; again: python tests/catch_rate.py "
-                      f"{assignment} --seed {missed[name][0]}"
-                      + (f" --from {args.root}" if args.root != VARIANTS else ""))
+                again = (f"; again: python tests/catch_rate.py {assignment} --seed {missed[name][0]}"
+                         + (f" --from {args.root}" if args.root != VARIANTS else "")) if missed[name] else \
+                    " (added to the folder during the run)"
+                print(f"  {name}: {right[name]}/{len(seeds)}, graded under {graded[name]}{again}")
     return 1 if short else 0
 
 

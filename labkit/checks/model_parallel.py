@@ -21,16 +21,28 @@ from labkit.checks import check_close, check_equal
 from labkit.judge.handles import learner_side, owned
 
 
-def call_there(fn: Callable, *args: Any) -> tuple[Any, list]:
+def call_there(fn: Callable, *args: Any, grads: bool = False) -> tuple:
     """fn(*args) where the learner's code runs, on copies of args made there (the code may hand
     them to comm as its own; library containers hold them, no test code runs there). The last
     argument is the communicator. Returns the result and the other arguments as they are after
-    the call."""
-    deque, starmap = learner_side("collections").deque, learner_side("itertools").starmap
-    builtins, itemgetter = learner_side("builtins"), learner_side("operator").itemgetter
+    the call; with ``grads``, also each of those arguments' ``.grad`` after the call (a list of
+    them for a list of tensors; pickling a tensor leaves its ``.grad`` behind, so it is read
+    there on its own)."""
+    deque, itertools = learner_side("collections").deque, learner_side("itertools")
+    builtins, operator = learner_side("builtins"), learner_side("operator")
     held = deque([args])
-    result = builtins.list(starmap(fn, held))[0]
-    return result, builtins.list(builtins.map(itemgetter(slice(0, len(args) - 1)), held))[0]
+    result = builtins.list(itertools.starmap(fn, held))[0]
+    after = builtins.list(builtins.map(operator.itemgetter(slice(0, len(args) - 1)), held))[0]
+    if not grads:
+        return result, after
+    grad, got = operator.attrgetter("grad"), []
+    for i, arg in enumerate(args[:-1]):
+        ith = builtins.map(operator.itemgetter(i), held)
+        if isinstance(arg, list):
+            got.append(builtins.list(builtins.map(grad, itertools.chain.from_iterable(ith))))
+        else:
+            got.append(builtins.list(builtins.map(grad, ith))[0] if isinstance(arg, torch.Tensor) else None)
+    return result, after, got
 
 
 class ConvertCheck:
@@ -98,7 +110,7 @@ class MlpCheck:
         comm = owned(self.SimComm(n))
         what = (f"{n} ranks, batch {batch}, d_in {d_in}, hidden {hidden}, d_out {d_out}"
                 + (", weights that require grad" if weights_require_grad else ""))
-        got, after = call_there(self.step, *shards, comm)
+        got, after, grads = call_there(self.step, *shards, comm, grads=True)
         assert isinstance(got, (tuple, list)) and len(got) == 6, f"{what}: expected (y, dx, dw1, db1, dw2, db2)"
         names = ("y", "dx", "dw1", "db1", "dw2", "db2")
         pieces = {"dw1": (2, 1), "db1": (3, 0), "dw2": (4, 0)}
@@ -121,6 +133,15 @@ class MlpCheck:
             for r, (t, u) in enumerate(zip(s, b) if isinstance(s, list) else [(s, b)]):
                 check_equal(t, u, f"{what}: input {name}{f'[{r}]' if isinstance(s, list) else ''} after the call "
                             "(inputs must stay untouched)")
+        for s, g, b, name in zip(after, grads, shards, ("x", "w1", "b1", "w2", "b2", "dy")):
+            for r, (t, d, u) in enumerate(zip(s, g, b) if isinstance(b, list) else [(s, g, b)]):
+                where = f"input {name}{f'[{r}]' if isinstance(b, list) else ''}"
+                was = "requires grad" if u.requires_grad else "does not require grad"
+                assert getattr(t, "requires_grad", None) == u.requires_grad, (
+                    f"{what}: {where} {was} when given; after the call, not so (inputs must stay as they are: "
+                    "compute gradients on copies, such as t.detach().clone().requires_grad_())")
+                assert d is None, (f"{what}: {where} has a .grad after the call, none before (inputs must stay as "
+                                   "they are, .grad included: compute gradients on copies)")
         need = self.SimComm(n)
         need.all_reduce([want[0]] * n)
         need.all_reduce([want[1]] * n)
