@@ -21,17 +21,20 @@ from labkit.checks import check_close, check_equal
 from labkit.judge.handles import learner_side, owned
 
 
-def call_there(fn: Callable, *args: Any, grads: bool = False) -> tuple:
+def call_there(fn: Callable, *args: Any, grads: bool = False, times: int = 1) -> tuple:
     """fn(*args) where the learner's code runs, on copies of args made there (the code may hand
     them to comm as its own; library containers hold them, no test code runs there). The last
-    argument is the communicator. Returns the result and the other arguments as they are after
-    the call; with ``grads``, also each of those arguments' ``.grad`` after the call (a list of
-    them for a list of tensors; pickling a tensor leaves its ``.grad`` behind, so it is read
-    there on its own)."""
+    argument is the communicator (or another argument not read back). Returns the result and the
+    other arguments as they are after the call; with ``grads``, also each of those arguments'
+    ``.grad`` after the call (a list of them for a list of tensors; pickling a tensor leaves its
+    ``.grad`` behind, so it is read there on its own). ``times``: that many calls in a row on the
+    same copies (what one call leaves behind is what the next one gets), the result then the
+    list of their results."""
     deque, itertools = learner_side("collections").deque, learner_side("itertools")
     builtins, operator = learner_side("builtins"), learner_side("operator")
     held = deque([args])
-    result = builtins.list(itertools.starmap(fn, held))[0]
+    results = [builtins.list(itertools.starmap(fn, held))[0] for _ in range(times)]
+    result = results[0] if times == 1 else results
     after = builtins.list(builtins.map(operator.itemgetter(slice(0, len(args) - 1)), held))[0]
     if not grads:
         return result, after
