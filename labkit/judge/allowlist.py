@@ -149,7 +149,7 @@ def _dtype_literal(node: ast.AST, torch_names: set[str]) -> str | None:
 # Calls that do arithmetic: refused on float tensors (integer arithmetic only).
 _ARITHMETIC_CALLS = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
                      "bitwise_left_shift", "bitwise_right_shift", "add", "sub", "subtract", "mul",
-                     "multiply", "floor_divide", "remainder"}
+                     "multiply", "floor_divide", "remainder", "neg", "abs"}
 # Calls whose result is never a float tensor.
 _NOT_FLOAT = {"to", "int", "long", "short", "bool", "size", "dim", "numel", "stride",
               "is_contiguous", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
@@ -355,6 +355,10 @@ class _Allow:
                     self.refuse(node, _REFUSED_OPERATORS[op])
                 elif op in _OPERATORS and self.flow.arithmetic_on_float(node):
                     self.refuse(node, _OPERATORS[op], "arithmetic on a float tensor")
+            elif (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert))
+                  and self.flow.is_float(node.operand)):
+                self.refuse(node, "-" if isinstance(node.op, ast.USub) else "~",
+                            "arithmetic on a float tensor")
             elif isinstance(node, ast.Constant) and type(node.value) in (float, complex, bytes):
                 if not self._message(node):
                     self.refuse(node, repr(node.value), "a float constant")
@@ -400,6 +404,8 @@ class _Allow:
                         self._message(node) or (name.value not in _ALL_DTYPES
                                                 and name.value != "dtype"))):
                     self.refuse(node, ast.unparse(node)[:60], "a name read at run time")
+            elif func.id == "abs" and any(self.flow.is_float(a) for a in node.args):
+                self.refuse(node, "abs", "arithmetic on a float tensor")
             return  # a local, a builtin or a name of the submission (checked as a name)
         if not isinstance(func, ast.Attribute):
             self.refuse(node, ast.unparse(func)[:60], "a call of a computed object")

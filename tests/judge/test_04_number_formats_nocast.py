@@ -130,6 +130,12 @@ OUTSIDE_THE_LIST = {
     "divmod": ("whole, part = divmod(x, 1)\nreturn whole", "divmod", 2),
     "float() of integer values": ("return (x.view(torch.int32) >> 8).float()", "float", 2),
     "numpy": ("return torch.from_numpy(x.numpy())", "from_numpy", 2),
+    # a float's magnitude or negation is float arithmetic too, however it is written
+    "abs of a float tensor": ("mag = x.abs().view(torch.int32)\nreturn mag.view(torch.float32)", "abs", 2),
+    "torch.abs": ("return torch.abs(x)", "abs", 2),
+    "the builtin abs": ("return abs(x)", "abs", 2),
+    "unary minus": ("y = -x\nreturn -y", "-", 2),
+    "neg": ("return x.neg().neg()", "neg", 2),
 }
 
 
