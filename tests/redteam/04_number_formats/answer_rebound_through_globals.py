@@ -1,6 +1,8 @@
 # base: variant:bf16_uses_cast
-# scores: same
+# scores: at most same
 # after: round_to_bf16
+# (at most: exercise 5's visible test applies the same allow-list to round_to_tf32, where the trick's
+# rebinding or patch is read too, so it also loses those points)
 # the answer cell defines a cast-free round_to_bf16 (truncation by bit operations: what the
 # source check reads), and a later cell rebinds the name through globals()[...] (no statement
 # binds the name syntactically) to a function that casts, as the honest work does: the tests call

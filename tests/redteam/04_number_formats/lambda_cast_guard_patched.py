@@ -1,6 +1,8 @@
 # base: variant:bf16_uses_cast
-# scores: same
+# scores: at most same
 # after: round_to_bf16
+# (at most: exercise 5's visible test applies the same allow-list to round_to_tf32, where the trick's
+# rebinding or patch is read too, so it also loses those points)
 # the cast of the honest work, moved into a helper bound to a name by a lambda (a check that
 # follows only the defs a function calls does not read it), and the operator guard
 # (labkit.judge.nocast.forbid_casts) replaced in the kernel by one that guards nothing
