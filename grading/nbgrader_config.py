@@ -63,6 +63,7 @@ c.Execute.interrupt_on_timeout = True
 # nbgrader's Execute (the Validate button's too) fails a cell whose last outputs trail its
 # reply by 4 s, which a loaded machine does: the reply is in, go on (grading/trusted/preprocessors.py)
 c.Execute.raise_on_iopub_timeout = False
+c.Execute.iopub_timeout = 30  # and waits that long for them first: a print is not lost
 
 # nbgrader gives 0 to any graded cell with stderr output. Python warnings
 # ("file.py:12: UserWarning: ...") are not failures: drop those streams before grading.

@@ -107,7 +107,7 @@ def run_in_fresh_kernel(nb, folder: str = ".", timeout: int = 120):
     try:
         with tempfile.TemporaryDirectory(prefix="validate-kernel-") as sockets:
             km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
-            client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=True,
+            client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=True, iopub_timeout=30,
                                     resources={"metadata": {"path": str(Path(folder).resolve())}})
             try:
                 client.execute()

@@ -34,6 +34,8 @@ from grading.trusted.kernels import use_ipc
 _CUT_NOTE = ("\n... [output cut while the cell ran: more than {n:,} characters; "
              "the rest was not kept]\n")
 
+# seconds a cell's last outputs may trail its reply (nbclient waits 4)
+IOPUB_TIMEOUT = 30
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
 END_HIDDEN = "END HIDDEN TESTS"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -97,8 +99,12 @@ class RobustExecute(Execute):
         32_000_000, help="Characters of output kept for the whole notebook").tag(config=True)
     # nbgrader raises when a cell's last outputs are not in 4 s after its reply (a thread of
     # the student's that keeps printing, a loaded grader), and then drops the whole
-    # submission ungraded; the cell's reply is already in: go on to the next cell
+    # submission ungraded; the cell's reply is already in: go on to the next cell. Wait
+    # longer than its 4 s first, though: on a loaded grader a cell's own print can trail its
+    # reply by more, and was then dropped from the graded copy (only a cell whose kernel
+    # never says it is idle costs the wait, once per cell)
     raise_on_iopub_timeout = Bool(False).tag(config=True)
+    iopub_timeout = Integer(IOPUB_TIMEOUT).tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
         self._kernel_died_at = None

@@ -419,8 +419,10 @@ def test_grading_mode_is_set_as_nbgrader_sets_it(graded_class):
 
 
 def test_red_team_finds_no_solution_and_no_secret(graded_class):
-    text = json.dumps(autograded(graded_class["course"], "rt_walker").cells)
-    assert "solutions found: 0 False" in text, "the walker's own report is missing"
+    cells = [c for c in autograded(graded_class["course"], "rt_walker").cells
+             if c.cell_type == "code" and "solutions found" in c.source]
+    outputs = json.dumps([c.get("outputs") for c in cells])
+    assert "solutions found: 0 False" in outputs, f"the walker's own report is missing: {outputs}"
     assert graded_class["scores"]["rt_walker"] == 0
 
 

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the sandbox is 
 
 def execute(sources: list[str], timeout: int = 10):
     from nbclient import NotebookClient
+    from grading.trusted.preprocessors import IOPUB_TIMEOUT
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
@@ -44,7 +45,7 @@ def execute(sources: list[str], timeout: int = 10):
             if self.sandbox.cgroup is not None:
                 cgroups.extend(self.sandbox.cgroup.folders)
 
-    client = NotebookClient(nb, kernel_name="python3", timeout=timeout, allow_errors=True,
+    client = NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, kernel_name="python3", timeout=timeout, allow_errors=True,
                             interrupt_on_timeout=True, kernel_manager_class=Recording)
     error = None
     try:
@@ -198,13 +199,14 @@ def test_a_killed_grader_leaves_no_forked_sandbox_behind(forked, tmp_path):
     code = textwrap.dedent(f"""
         import nbformat, sys
         from nbclient import NotebookClient
+        from grading.trusted.preprocessors import IOPUB_TIMEOUT
         from grading.trusted import sandbox, seccomp
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_code_cell(
             "import subprocess, sys\\n"
             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{mark}'])\\n"
             "print('started', flush=True)\\nimport time; time.sleep(300)")]
-        NotebookClient(nb, kernel_name="python3", timeout=600,
+        NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, kernel_name="python3", timeout=600,
                        kernel_manager_class=sandbox.SandboxKernelManager).execute()
         """)
     script = tmp_path / "grader.py"  # not -c: its command line must not hold the mark

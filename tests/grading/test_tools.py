@@ -365,6 +365,8 @@ def test_a_late_output_never_drops_a_submission():
     assert Execute().raise_on_iopub_timeout
     assert not RobustExecute().raise_on_iopub_timeout
     assert not JudgedExecute().raise_on_iopub_timeout
+    # ... but waits for them well past nbgrader's 4 s: a loaded grader's late print is kept
+    assert RobustExecute().iopub_timeout >= 30 and JudgedExecute().iopub_timeout >= 30
 
 
 def test_hub_stop_counts_a_hub_that_exited_but_is_not_yet_reaped_as_stopped(tmp_path):

@@ -271,11 +271,12 @@ NOTEBOOK_CELLS = [
 
 def test_workers_from_a_notebook_run_by_nbclient(no_leftovers, tmp_path):
     from nbclient import NotebookClient
+    from grading.trusted.preprocessors import IOPUB_TIMEOUT
     from grading.trusted.kernels import IpcKernelManager
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in NOTEBOOK_CELLS]
-    NotebookClient(nb, timeout=120, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
+    NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, timeout=120, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     texts = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells]
     assert "sums [12.0, 12.0, 12.0, 12.0]" in texts[2], nb.cells[2].outputs

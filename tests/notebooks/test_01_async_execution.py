@@ -7,6 +7,7 @@ import time
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from grading.trusted.preprocessors import IOPUB_TIMEOUT
 
 from grading.course import SOLUTIONS
 from grading.trusted.kernels import IpcKernelManager
@@ -33,7 +34,7 @@ def test_timeline_widget_renders_and_redraws(tmp_path):
     upto = next(i for i, c in enumerate(nb.cells) if "timeline_widget" in c.source
                 and c.cell_type == "code")
     nb.cells = nb.cells[: upto + 1] + [nbformat.v4.new_code_cell(CHECK)]
-    NotebookClient(nb, timeout=120, kernel_name="python3", kernel_manager_class=IpcKernelManager,
+    NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, timeout=120, kernel_name="python3", kernel_manager_class=IpcKernelManager,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = nb.cells[-1].outputs
     assert any("widget ok" in o.get("text", "") for o in outputs), outputs
@@ -56,7 +57,7 @@ def test_engine_half_built_fails_fast_with_not_implemented(tmp_path, monkeypatch
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nb = inject(nb, Variant("01_async_execution", f"stub{region}", "engine", [],
                             "raise NotImplementedError()", region))
-    NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
+    NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = error_names(nb)
     engine_tests = {"test_engine_async", "test_engine_order", "test_engine_errors"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from grading.trusted.preprocessors import IOPUB_TIMEOUT
 
 from grading.course import SOLUTIONS
 from grading.trusted.kernels import IpcKernelManager
@@ -38,7 +39,7 @@ def test_timeline_draws_one_visible_back_end_bar_per_op(tmp_path):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     upto = next(i for i, c in enumerate(nb.cells) if "def draw_timeline" in c.source)
     nb.cells = nb.cells[: upto + 1] + [nbformat.v4.new_code_cell(CHECK)]
-    NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
+    NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = nb.cells[-1].outputs
     assert any("bars ok" in o.get("text", "") for o in outputs), [

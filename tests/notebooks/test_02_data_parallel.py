@@ -7,6 +7,7 @@ import os
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from grading.trusted.preprocessors import IOPUB_TIMEOUT
 
 from grading.course import SOLUTIONS
 from grading.trusted.kernels import IpcKernelManager
@@ -33,7 +34,7 @@ def test_runs_without_mxnet(tmp_path, no_mxnet):
     """Set-up says why MXNet is missing, MXNet cells skip in one line, PyTorch cells and tests run."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(CHECK))
-    NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
+    NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager, allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
 
     errors = error_names(nb)

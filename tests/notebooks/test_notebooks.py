@@ -68,6 +68,7 @@ def test_run_all_goes_on_past_every_test_cell_of_a_learner_notebook():
     One notebook is also run as nbconvert --execute runs it (errors stop it, but for tagged
     cells): it reaches its last cell, each unfinished test saying so in one line."""
     from nbclient import NotebookClient
+    from grading.trusted.preprocessors import IOPUB_TIMEOUT
 
     from grading.course import RUN_PAST
     from grading.trusted.kernels import IpcKernelManager
@@ -80,7 +81,7 @@ def test_run_all_goes_on_past_every_test_cell_of_a_learner_notebook():
         assert not untagged, f"{a}: test cells {untagged} stop Run All"
     a = ASSIGNMENTS[0]
     nb = nbformat.read(NOTEBOOKS / a / f"{a}.ipynb", as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager,
+    NotebookClient(nb, iopub_timeout=IOPUB_TIMEOUT, timeout=300, kernel_name="python3", kernel_manager_class=IpcKernelManager,
                    resources={"metadata": {"path": str(NOTEBOOKS / a)}}).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[-1].execution_count is not None, "Run All did not reach the last cell"

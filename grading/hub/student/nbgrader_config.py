@@ -22,3 +22,4 @@ from labkit.validation import brief_errors  # noqa: E402
 
 c.Validator.Execute.on_cell_error = brief_errors
 c.Execute.raise_on_iopub_timeout = False  # a loaded server's late outputs fail no cell
+c.Execute.iopub_timeout = 30  # and are waited for, not dropped
