@@ -102,6 +102,14 @@ class EngineCheck:
         self.check_order(log, pushed, f"writers of p ({p_seconds} s) and q ({q_seconds} s), then an op reading "
                                       f"both (it waits for the last of them, not the first)")
 
+    @staticmethod
+    def settled(engine: Any, seconds: float = 5.0) -> None:
+        """Returns once the engine counts no unfinished op (its ``_unfinished``, read where it
+        runs), or after ``seconds``."""
+        end = time.perf_counter() + seconds
+        while engine._unfinished != 0 and time.perf_counter() < end:
+            time.sleep(0.01)
+
     def error_of(self, engine: Any, method: str, *args: Any) -> Exception | None:
         """The ValueError engine.<method>(*args) raised, or None."""
         try:
@@ -126,6 +134,7 @@ class EngineCheck:
         """A failed op's ValueError is raised by the next wait_for of its var, once."""
         engine, log = self.engine, self.log
         self.push_all(engine, log, [("broken z", 0.0, (), ("z",), True)])
+        self.settled(engine)   # the failed op has finished: nothing writes z, and its error is kept
         error = self.error_of(engine, "wait_for", "z")
         assert error is not None and "'broken z' failed on purpose" in str(error), (
             f"wait_for('z') should raise the ValueError of the failed op, got {error!r}")
@@ -164,3 +173,17 @@ def benchmark_times_real_work(benchmark: Callable, have_mxnet: bool, cuda: bool)
     t = benchmark(work, done, warmup=1, repeat=3)
     assert t >= 0.3 * reference, (f"{what} takes about {reference * 1e3:.1f} ms, "
                                   f"benchmark said {t * 1e3:.3f} ms: it timed only the queueing")
+
+
+class SpeedChanging:
+    """A stand-in for the notebook's ``pending_work(seconds, backend)`` whose products run at
+    another speed from one call to the next, as when load starts and stops: call i queues
+    ``factors[i % len(factors)]`` times the work asked for. Built where ``blocks`` runs."""
+
+    def __init__(self, pending_work: Callable, factors: tuple) -> None:
+        self.pending_work, self.factors, self.calls = pending_work, tuple(factors), 0
+
+    def __call__(self, seconds: float = 0.15, backend: str = "torch") -> Any:
+        factor = self.factors[self.calls % len(self.factors)]
+        self.calls += 1
+        return self.pending_work(seconds * factor, backend)
