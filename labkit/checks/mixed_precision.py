@@ -297,8 +297,11 @@ class OneStep:
         self.name = str(dtype).replace("torch.", "")
 
     def stepped(self) -> None:
-        """Returned stepped True, a Python bool."""
-        stepped = self.record["result"][1]
+        """Returned a tuple (loss, stepped), stepped True, a Python bool."""
+        result = self.record["result"]
+        assert isinstance(result, tuple) and len(result) == 2, (
+            f"return the tuple (loss, stepped), got a {type(result).__name__}: {result!r}")
+        stepped = result[1]
         check_equal(stepped, True, "stepped on a normal batch")
         assert type(stepped) is bool, f"return whether the optimizer stepped as a Python bool, got {type(stepped).__name__}"
 
