@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 
+import re
+
 import nbformat
 import pytest
 import torch
@@ -154,7 +156,9 @@ def test_torchrun_cell_prints_one_line_per_rank_and_one_line_for_a_failure():
     assert sorted(line.split(":")[0] for line in printed) == ["rank 0/2 (LOCAL_RANK 0)", "rank 1/2 (LOCAL_RANK 1)"]
     code, printed, failure = ns["torchrun"](ns["SCRIPT"], 2, env={"FAIL_RANK": "1"})
     assert code == 1 and printed == []
-    assert failure == "rank 1 failed first (exit code 1): RuntimeError: rank 1 fails on purpose at step 10", failure
+    # the rank's own exit code: 1, or -6 when its process aborts on the way out (gloo's teardown, now and then)
+    assert re.fullmatch(r"rank 1 failed first \(exit code (1|-6)\): RuntimeError: rank 1 fails on purpose at step 10",
+                        failure or ""), failure
 
 
 @pytest.fixture(scope="module")
