@@ -451,7 +451,21 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None, record: i
     if listener is not None:
         poll.register(listener, select.POLLIN)
     workers: dict[int, socket.socket | None] = {}    # worker pid -> its connection
+    by_fd: dict[int, int] = {}                        # a live connection's fd -> its worker
     while True:
+        # Connections are closed only once the whole batch of events is handled: a worker's
+        # end and its client's hang-up can come in one batch, and a number closed early could
+        # be reused by a connection accepted in the same batch and read as the old one's.
+        done: list[socket.socket] = []
+
+        def drop(pid: int) -> None:
+            conn = workers.get(pid)
+            if conn is not None:
+                poll.unregister(conn)
+                by_fd.pop(conn.fileno(), None)
+                done.append(conn)
+                workers[pid] = None
+
         for fd, _ in poll.poll():
             if fd == wake_r:
                 os.read(wake_r, 512)
@@ -467,15 +481,15 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None, record: i
                                  if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
                     if pid in workers:
                         _note(record, b"-%d\n" % pid)
-                    conn = workers.pop(pid, None)
+                    conn = workers.get(pid)
                     if conn is not None:
-                        poll.unregister(conn)
                         try:
                             conn.send(b"exit %d\n" % os.waitstatus_to_exitcode(status),
                                       socket.MSG_DONTWAIT)
                         except OSError:
                             pass
-                        conn.close()
+                    drop(pid)
+                    workers.pop(pid, None)
             elif listener is not None and fd == listener.fileno():
                 try:
                     conn, _ = listener.accept()
@@ -501,18 +515,20 @@ def _supervise(req: dict, kernel: int, listener: socket.socket | None, record: i
                     _worker(req, conn)
                 _note(record, b"+%d\n" % pid)
                 workers[pid] = conn
+                by_fd[conn.fileno()] = pid
                 poll.register(conn, select.POLLRDHUP)
             else:  # the client's end closed (it died, or was killed): the worker goes too
-                pid, conn = next((p, c) for p, c in workers.items()
-                                 if c is not None and c.fileno() == fd)
-                poll.unregister(conn)
-                conn.close()
-                workers[pid] = None
+                pid = by_fd.get(fd)
+                if pid is None:    # its worker ended earlier in this batch
+                    continue
+                drop(pid)
                 for kill in (os.killpg, os.kill):
                     try:
                         kill(pid, signal.SIGKILL)
                     except OSError:
                         pass
+        for conn in done:
+            conn.close()
 
 
 def _worker(req: dict, conn: socket.socket) -> None:

@@ -341,6 +341,25 @@ def test_pid_1_stays_responsive_caps_forks_and_kills_a_dropped_clients_worker(fo
     assert outputs[3] == ["2 {'error': 'WorkerError'} []\n"], outputs[3]
 
 
+def test_a_worker_ending_as_its_client_hangs_up_never_takes_pid_1_down(forked):
+    """A worker that ends while its client hangs up reaches PID 1 as two events in one batch
+    (the worker's exit, the connection's hang-up): PID 1 handles both, in either order, and
+    forks the next worker. Here forty clients at a time hang up before they ask."""
+    outputs, error = execute([
+        WORKER_PROBE + "import socket, time",
+        "for _ in range(12):\n"
+        "    idle = []\n"
+        "    for _ in range(40):\n"
+        "        s = socket.socket(socket.AF_UNIX)\n"
+        "        s.connect('\\0' + os.environ['LABKIT_WORKER_SERVER']); idle.append(s)\n"
+        "    time.sleep(0.3)\n"
+        "    for s in idle: s.close()\n"
+        "time.sleep(1)\n"
+        "print(len(workers.run(probe, 2)))"], timeout=120)
+    assert error is None, f"the sandbox's PID 1 went down: {error}"
+    assert outputs[1] == ["2\n"], outputs
+
+
 def test_forked_workers_take_the_malloc_settings_of_their_environment(forked):
     """glibc reads MALLOC_MMAP_THRESHOLD_ when a process starts, before a forked worker's
     environment exists; labkit.workers applies it. With it a 12 MB block allocated after a
