@@ -226,7 +226,7 @@ class ZeroCheck:
         return torch.cat([t.detach().reshape(-1) for t in tensors] + [torch.zeros(numel % 2, dtype=torch.float64)])
 
 
-    def adam_reference(self, start, X, y, lr, width):
+    def adam_reference(self, start, X, y, lr, width, betas=(0.9, 0.999), eps=1e-8):
         """DDP + torch.optim.Adam, here: both ranks' gradients, their mean, one Adam; flat padded params and state."""
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # as the workers
@@ -236,7 +236,7 @@ class ZeroCheck:
                 with torch.no_grad():
                     for p, q in zip(m.parameters(), start):
                         p.copy_(q)
-            adam = torch.optim.Adam(models[0].parameters(), lr=lr)
+            adam = torch.optim.Adam(models[0].parameters(), lr=lr, betas=betas, eps=eps)
             for s in range(X[0].shape[0]):
                 for m, xr, yr in zip(models, X, y):
                     m.zero_grad(set_to_none=True)
@@ -254,19 +254,21 @@ class ZeroCheck:
             torch.set_num_threads(threads)
 
 
-    def _data(self, steps, batch, width, seed):
+    def _data(self, steps, batch, width, seed, ranks=2):
         g = torch.Generator().manual_seed(seed)
         start = [p.detach().clone() for p in self.make_model(seed=seed, width=width).parameters()]
-        X = [torch.randn(steps, batch, 8, generator=g, dtype=torch.float64) for _ in range(2)]
-        y = [torch.randint(0, 3, (steps, batch), generator=g) for _ in range(2)]
+        X = [torch.randn(steps, batch, 8, generator=g, dtype=torch.float64) for _ in range(ranks)]
+        y = [torch.randint(0, 3, (steps, batch), generator=g) for _ in range(ranks)]
         return start, X, y
 
 
-    def matches_ddp_adam(self, stage, steps, batch, lr, width, seed):
+    def matches_ddp_adam(self, stage, steps, batch, lr, width, seed, betas=(0.9, 0.999), eps=1e-8):
         what = f"stage {stage}, 2 ranks, {steps} step(s) of batch {batch}, lr {lr}, width {width}"
+        if (betas, eps) != ((0.9, 0.999), 1e-8):
+            what += f", betas {betas}, eps {eps}"
         start, X, y = self._data(steps, batch, width, seed)
-        want = self.adam_reference(start, X, y, lr, width)
-        reports = self.pool.call(self.train, [(seed, width, X[r], y[r], lr, stage, {}) for r in range(2)])
+        want = self.adam_reference(start, X, y, lr, width, betas, eps)
+        reports = self.pool.call(self.train, [(seed, width, X[r], y[r], lr, stage, {}, betas, eps) for r in range(2)])
         self.pool.release()
         shard = want["params"].numel() // 2
         for r, report in enumerate(one_report_per_rank(reports, 2, what)):
@@ -286,21 +288,23 @@ class ZeroCheck:
                         f"ratio of the shards' norms {(got.norm() / expected.norm()).item():.6g}")
 
 
-    def _promised(self, numel, stage):
-        """What a rank keeps between steps (float64, Adam, 2 ranks): the table of Exercise 4."""
-        full, shard = numel * 8, -(-numel // 2) * 8
+    def _promised(self, numel, stage, ranks=2):
+        """What a rank keeps between steps (float64, Adam): the table of Exercise 4."""
+        full, shard = numel * 8, -(-numel // ranks) * 8
         return {"parameters": shard if stage == 3 else full, "gradients": full if stage == 1 else shard,
                 "Adam state": 2 * shard}
 
 
-    def keeps_what_the_stage_keeps(self, stage, width=512, steps=2):
-        """Resident memory from /proc: what zero_train_ returned is kept alive in the worker until released."""
-        what = f"stage {stage}, 2 ranks, width {width} (float64)"
-        start, X, y = self._data(steps, 4, width, 5)
-        kept, _ = self.meter.keeps(self.train, [(5, width, X[r], y[r], 1e-3, stage, {}) for r in range(2)])
+    def keeps_what_the_stage_keeps(self, stage, width=512, steps=2, ranks=2):
+        """Resident memory from /proc: what zero_train_ returned is kept alive in the worker until released. The
+        pool's size is ``ranks``."""
+        what = f"stage {stage}, {ranks} ranks, width {width} (float64)"
+        start, X, y = self._data(steps, 4, width, 5, ranks)
+        kept, _ = self.meter.keeps(self.train, [(5, width, X[r], y[r], 1e-3, stage, {}) for r in range(ranks)])
         numel = sum(p.numel() for p in start)
-        promised, slack = self._promised(numel, stage), 2**18  # a shard is 1 MiB; what is kept is measured to 0.05 MiB
-        for r in range(2):
+        # a shard is 1 MiB on 2 ranks, 0.5 MiB on 4; what is kept is measured to 0.05 MiB
+        promised, slack = self._promised(numel, stage, ranks), 2**18
+        for r in range(ranks):
             assert kept[r] <= sum(promised.values()) + slack, (
                 f"{what}, rank {r}: keeps {kept[r] / 2**20:.2f} MiB between steps (resident memory, read from outside the "
                 f"process); the stage keeps " + " + ".join(f"{k} {v / 2**20:.2f}" for k, v in promised.items())
@@ -341,7 +345,9 @@ class FsdpCheck:
                 with torch.no_grad():
                     for p in model.parameters():
                         p -= lr * p.grad
-            return [self._padded(list(b.parameters())) for b in blocks]
+            with torch.no_grad():
+                outputs = [model(x[0]) for x in X]
+            return [self._padded(list(b.parameters())) for b in blocks], outputs
         finally:
             torch.set_num_threads(threads)
 
@@ -349,11 +355,12 @@ class FsdpCheck:
     def matches_one_process_sgd(self, depth, width, steps, batch, lr, seed):
         what = f"{depth} block(s) of width {width}, 2 ranks, {steps} step(s) of batch {batch} a rank, lr {lr}"
         X, Y = self._fsdp_data(steps, batch, width, seed)
-        want = self.sgd_reference(seed, width, depth, X, Y, lr)
+        want, outputs = self.sgd_reference(seed, width, depth, X, Y, lr)
         reports = self.pool.call(self.train, [(seed, width, depth, X[r], Y[r], lr, {}) for r in range(2)])
         self.pool.release()
         for r, report in enumerate(one_report_per_rank(reports, 2, what)):
             got_all = report["args"][6].get("params")
+            evaluated = report["args"][6].get("eval")
             for i, full in enumerate(want):
                 shard = full.numel() // 2
                 expected, got = full[r * shard:(r + 1) * shard], got_all[i]
@@ -367,6 +374,14 @@ class FsdpCheck:
                     raise AssertionError(
                         f"{what}, rank {r}, block {i}: param_shard differs from one process's SGD on both ranks' batches "
                         f"at element {k} of the shard: {got[k].item():.10g}, expected {expected[k].item():.10g}")
+            expected = outputs[r]
+            same = isinstance(evaluated, torch.Tensor) and evaluated.shape == expected.shape
+            assert same and torch.allclose(evaluated, expected, rtol=1e-9, atol=1e-15), (
+                f"{what}, rank {r}: the trained model's output on X[0] under torch.no_grad() (evaluation) is not the "
+                "model's output with the full, current parameters: "
+                + (f"max difference {(evaluated - expected).abs().max().item():.3g}" if same else
+                   f"got {type(evaluated).__name__} {tuple(getattr(evaluated, 'shape', ()))}, expected shape "
+                   f"{tuple(expected.shape)}"))
 
 
     def keeps_shards_and_a_few_blocks(self, width=256, depth=16, steps=1):
