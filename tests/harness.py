@@ -231,8 +231,11 @@ class GradeRun:
 
     def reach(self, variant: Variant) -> tuple[str, set[str], set[int]]:
         """The student whose notebook holds ``variant``, and the grade ids and cell indices
-        (in that trimmed notebook) the variant can influence."""
-        cells = self.graph.downstream(variant.cell, variant)
+        (in that trimmed notebook) the variant can influence: those downstream of its cell,
+        and the cells it names as lost (a whole-notebook rule reaches beyond the data flow;
+        such a variant is graded alone)."""
+        cells = self.graph.downstream(variant.cell, variant) | {
+            self.graph.by_id[g] for g in variant.loses if g in self.graph.by_id}
         student = self.bundles[variant.name]
         kept = self.kept[student]
         return (student,
