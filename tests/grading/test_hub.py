@@ -311,10 +311,24 @@ def answer_in_notebook(page, path: str, grade_id: str, answer: str) -> None:
     editor.click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(answer)
+    # the typed text reaches the notebook's model before the save: on a loaded machine a save sent
+    # at once can write the notebook as it was, and the late edit leaves it unsaved for good
+    page.wait_for_function("""([i, text]) => {
+        const c = window.jupyterapp.shell.currentWidget.content.widgets[i];
+        return [].concat(c.model.toJSON().source).join('') === text;
+    }""", arg=[index, answer], timeout=60_000)
     page.keyboard.press("Escape")
-    page.keyboard.press("Control+s")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
-                           timeout=30_000)
+    for attempt in range(3):  # as a learner would: Ctrl+S again when the first did not take
+        page.keyboard.press("Control+s")
+        try:
+            page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
+                                   timeout=30_000)
+            return
+        except Exception:  # noqa: BLE001 (playwright's TimeoutError)
+            dialogs = page.locator(".jp-Dialog").all_inner_texts()
+            if dialogs or attempt == 2:
+                raise AssertionError(f"{path} was not saved after Ctrl+S ({attempt + 1} time(s)); "
+                                     f"dialogs open: {dialogs or 'none'}") from None
 
 
 def click_in_row(panel, list_id: str, button: str, timeout_s: float = 60) -> None:
