@@ -2,8 +2,8 @@
 
 The forked sandbox's record of its processes (written by its PID 1, grading/trusted/forkserver.py),
 those processes' ids on this machine, the kernel's memory read through /proc/<pid>/mem,
-tensors whose storage is a file the judge maps itself (``JudgeMapped``), and the CPU time of
-the learner's processes. The subject of each observation is named by the trusted side (the
+tensors whose storage is a file the judge maps itself (``JudgeMapped``), and the time the
+learner's processes wanted a CPU. The subject of each observation is named by the trusted side (the
 sandbox's record, the judge's own files), never by the learner's kernel.
 """
 
@@ -175,10 +175,11 @@ class JudgeMapped:
             pass
 
 
-def learner_cpu_seconds() -> float:
-    """CPU seconds used so far by the learner's code: in trusted grading read by the judge
-    from /proc for every process of the learner's kernel (its worker processes included);
-    in the learner's own kernel this process's CPU time (self-study: not a verdict)."""
+def learner_runnable_seconds() -> float:
+    """Seconds the learner's code wanted a CPU so far: in trusted grading read by the judge from
+    /proc for every process of the learner's kernel (its worker processes included), as CPU time
+    plus time spent waiting for a CPU, so that a busy loop counts in full on a loaded machine; in
+    the learner's own kernel this process's CPU time (self-study: not a verdict)."""
     if handles._session is None:
         return time.process_time()
-    return handles._session.cpu_seconds()
+    return handles._session.runnable_seconds()

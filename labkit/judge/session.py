@@ -266,9 +266,11 @@ class Session:
             return obj(*args, **kwargs)
         raise ValueError("unknown request")
 
-    def cpu_seconds(self) -> float:
-        """CPU seconds of the learner's kernel and every process under it, read from /proc
-        (reaped children included, through their parents' cutime and cstime)."""
+    def runnable_seconds(self) -> float:
+        """Seconds the learner's kernel and every process under it wanted a CPU, read from /proc:
+        CPU time (reaped children included, through their parents' cutime and cstime) plus the
+        time each live thread waited on a run queue (schedstat). A spinning loop is runnable the
+        whole time however loaded the machine is; a thread asleep on a lock is not."""
         ticks = os.sysconf("SC_CLK_TCK")
         stats: dict[int, tuple[int, int]] = {}   # pid -> (ppid, ticks)
         for name in os.listdir("/proc"):
@@ -283,13 +285,14 @@ class Session:
         children: dict[int, list[int]] = {}
         for pid, (ppid, _) in stats.items():
             children.setdefault(ppid, []).append(pid)
-        total, todo = 0, [self.pid]
+        cpu, waited, todo = 0, 0, [self.pid]
         while todo:
             pid = todo.pop()
             if pid in stats:
-                total += stats[pid][1]
+                cpu += stats[pid][1]
+                waited += _run_queue_ns(pid)
                 todo.extend(children.get(pid, []))
-        return total / ticks
+        return cpu / ticks + waited / 1e9
 
     def _alive(self) -> bool:
         try:
@@ -481,3 +484,20 @@ def connect(connection: dict, names: list[str], pgid: int, pid: int, timeout: fl
     if reset._fresh is not None:  # every student's tests draw the same numbers, whatever the
         reset._restore_generators()  # first connection of this judge drew while setting up
     return {name: Remote(("n", name)) for name in names}
+
+
+def _run_queue_ns(pid: int) -> int:
+    """Nanoseconds the threads of process pid have waited on a run queue (the second field of
+    /proc/<pid>/task/<tid>/schedstat; 0 where the kernel keeps no schedstat)."""
+    total = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
