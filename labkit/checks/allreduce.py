@@ -422,10 +422,17 @@ def check_returned_and_values(reports: list, expected: torch.Tensor, what: str, 
 
 
 def check_only_right(flows: Any, n: int, what: str) -> None:
-    """Each rank sends data only to its right neighbour (its receipts to the left stay small)."""
+    """Each rank sends data only to its right neighbour (its receipts to the left stay small),
+    and nothing at all to any other process: a ring never talks to a rank beyond its two
+    neighbours, which any collective (a barrier, an allreduce of a flag) does on 4 ranks."""
     for r in range(n if n > 1 else 0):
-        right = (r + 1) % n
+        right, left = (r + 1) % n, (r - 1) % n
         sent = {peer: b for (src, peer), b in flows.sent.items() if src == r}
+        beyond = {peer: b for peer, b in sent.items() if peer not in (left, right) and b}
+        assert not beyond, (
+            f"{what}, rank {r}: sent {sum(beyond.values())} bytes to processes that are not its neighbours "
+            f"(bytes by receiving rank: {sent}); a ring exchanges messages with its left and right neighbours "
+            f"only: no collective (a barrier or an allreduce talks to every rank)")
         elsewhere = flows.elsewhere(r, right)
         assert elsewhere <= 2 * (n - 1) * RECEIPTS_PER_STEP, (
             f"{what}, rank {r}: sent {elsewhere} bytes to processes other than its right neighbour {right} "
