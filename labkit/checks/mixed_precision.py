@@ -69,19 +69,42 @@ class UnscaleCheck:
 
     def case(self, grad_lists: list, scale: float) -> tuple[Any, list, list]:
         """Parameters whose .grad hold these values (None: no .grad) through
-        unscale_grads_(params, scale): (what it returned, every .grad after it, whether each
-        .grad was divided in place)."""
-        params = []
-        for values in grad_lists:
-            p = torch.nn.Parameter(torch.zeros(1 if values is None else len(values)))
-            p.grad = None if values is None else torch.tensor(values, dtype=torch.float32)
-            params.append(p)
-        grads = [p.grad for p in params]
-        # Each .grad tensor also goes in the list (it has no .grad of its own, so it is skipped):
-        # an unscale_grads_ that divides p.grad in place changes that very tensor.
-        found_inf = self.unscale(params + [g for g in grads if g is not None], scale)
-        in_place = [g is None or torch.equal(g.nan_to_num(), p.grad.nan_to_num()) for g, p in zip(grads, params)]
-        return found_inf, [p.grad for p in params], in_place
+        unscale_grads_(params, scale): (what it returned, what each .grad's own memory holds
+        after it, whether each .grad still is that memory). The parameters are made where the
+        learner's code runs, from library calls only, and each .grad is memory the judge reads
+        itself (``labkit.judge.outside.JudgeMapped``): a gradient given new memory
+        (``p.grad.data = ...``, ``p.grad = ...``) leaves the memory it was given as it was,
+        whatever the learner's kernel reports of it."""
+        from labkit.judge.outside import JudgeMapped
+
+        lb, lt = learner_side("builtins"), learner_side("torch")
+        chain, repeat = learner_side("itertools").chain, learner_side("itertools").repeat
+        deque, partial = learner_side("collections").deque, learner_side("functools").partial
+        graded = [i for i, values in enumerate(grad_lists) if values is not None]
+        bare = [i for i, values in enumerate(grad_lists) if values is None]
+        mapped = JudgeMapped([torch.tensor(grad_lists[i], dtype=torch.float32) for i in graded])
+        try:
+            with_grad = deque(lb.map(lt.nn.Parameter, lb.map(lt.zeros, [len(grad_lists[i]) for i in graded])))
+            deque(lb.map(lb.setattr, with_grad, repeat("grad"), chain.from_iterable(mapped.there)), 0)
+            without = deque(lb.map(lt.nn.Parameter, lb.map(lt.zeros, [1] * len(bare))))
+            # Each .grad tensor also goes in the list (it has no .grad of its own, so it is skipped):
+            # an unscale_grads_ that divides p.grad in place changes that very tensor.
+            listed = deque(lb.map(lb.list, lb.iter([chain(with_grad, without, chain.from_iterable(mapped.there))])))
+            found_inf, = lb.list(lb.map(partial(self.unscale, scale=scale), listed))
+            reported = lb.list(lb.map(learner_side("operator").attrgetter("grad"), chain(with_grad, without)))
+            memory = mapped.read()
+        finally:
+            mapped.close()
+        after: list = [None] * len(grad_lists)
+        in_place = [True] * len(grad_lists)
+        for k, i in enumerate(graded):
+            after[i] = memory[k]
+            shown = reported[k]
+            in_place[i] = isinstance(shown, torch.Tensor) and shown.shape == memory[k].shape and \
+                torch.equal(shown.nan_to_num(), memory[k].nan_to_num())
+        for k, i in enumerate(bare):
+            after[i] = reported[len(graded) + k]
+        return found_inf, after, in_place
 
     def finds(self, grad_lists: list, scale: float, want: bool, what: str) -> None:
         """unscale_grads_ returns want, as a Python bool."""
@@ -92,8 +115,10 @@ class UnscaleCheck:
     def divides_in_place(self, values: list, scale: float, want: list) -> None:
         """The gradient values / scale, divided in the existing .grad."""
         _, grads_after, in_place = self.case([values], scale)
-        check_close(grads_after[0], torch.tensor(want), f"the gradient {values} after unscale_grads_(.., {scale})")
-        assert in_place[0], "divide the existing .grad in place (p.grad.div_), do not replace it"
+        assert in_place[0], ("divide the existing .grad in place (p.grad.div_): the memory the gradient was given "
+                             "does not hold what p.grad shows after the call, so p.grad (or its .data) was replaced")
+        check_close(grads_after[0], torch.tensor(want), f"the gradient {values} after unscale_grads_(.., {scale}), "
+                    "read from its own memory")
 
 
 class ScalerCheck:
@@ -160,9 +185,13 @@ def digits_batch(n: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 def mlp_spec(seed: int, sizes: tuple = (64, 128, 128, 10), optimizer: tuple = ("SGD", {"lr": 0.5}),
              **extra: Any) -> dict:
-    """A model of Linear layers with ReLU between them, its FP32 weights drawn from seed, as plain data."""
+    """A model of Linear layers with ReLU between them, its FP32 weights drawn from seed, as plain data
+    (``norm=True``: a LayerNorm over the input first, named "norm")."""
     gen = torch.Generator().manual_seed(seed)
     state = {}
+    if extra.get("norm"):
+        state["norm.weight"] = 1 + (torch.rand(sizes[0], generator=gen) - 0.5) / 2
+        state["norm.bias"] = (torch.rand(sizes[0], generator=gen) - 0.5) / 2
     for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
         state[f"{2 * i}.weight"] = (torch.rand(b, a, generator=gen) * 2 - 1) / a**0.5
         state[f"{2 * i}.bias"] = (torch.rand(b, generator=gen) * 2 - 1) / a**0.5
@@ -176,17 +205,22 @@ def build(where: tuple, spec: dict) -> tuple[Any, Any, Any]:
     sizes, layers = spec["sizes"], []
     for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
         layers += [nn.Linear(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
+    model = nn.Sequential()
+    if spec.get("norm"):  # its first op takes the input as given: a cast of X before model(X) shows
+        model.add_module("norm", nn.LayerNorm(sizes[0]))
     loss_fn, extra = spec["loss_fn"], []
     if "head" in spec:  # a loss with parameters of its own, behind an op autocast runs in FP32
         layers.append(nn.ReplicationPad1d((0, 0)))
         loss_fn = nn.Bilinear(sizes[-1], spec["head"]["weight"].shape[2], 1)
         loss_fn.load_state_dict(spec["head"])
         extra = [{"params": loss_fn.parameters()}]
-    model = nn.Sequential(*layers)
+    for k, layer in enumerate(layers):
+        model.add_module(str(k), layer)
     model.load_state_dict(spec["state"])
     name, kwargs = spec["optimizer"]
     if spec.get("lrs"):  # one parameter group per Linear layer, each with its learning rate
-        groups = [{"params": model[2 * i].parameters(), "lr": lr} for i, lr in enumerate(spec["lrs"])]
+        groups = [{"params": model.get_submodule(str(2 * i)).parameters(), "lr": lr}
+                  for i, lr in enumerate(spec["lrs"])]
     else:
         groups = [{"params": model.parameters()}]
     return model, loss_fn, getattr(optim, name)(groups + extra, **kwargs)
@@ -256,11 +290,14 @@ class StepCheck:
         if "head" in spec:
             reads.append((attrgetter(*spec["head"]), loss_fn))
         records = []
+        namespace = learner_side("types").SimpleNamespace
         for step in steps:
             if "scaler" in step:
                 scaler = self.scaler_class(**step["scaler"])
+                # the step is given what the contract names, scale, unscale_ and update, and no more
+                given = namespace(scale=scaler.scale, unscale_=scaler.unscale_, update=scaler.update)
             extra = {"dtype": step["dtype"]} if "dtype" in step else {}
-            result = self.step(model, opt, scaler, loss_fn, step["X"], step["y"], **extra)
+            result = self.step(model, opt, given, loss_fn, step["X"], step["y"], **extra)
             weights, opt_state, *head = frozen(read_there(reads + scaler_reads(scaler)))
             scaled = head.pop()
             state_of_scaler = scaler_state(head.pop(), scaled, f"after step {len(records)}")
